@@ -1,0 +1,46 @@
+# Every target sets itself up on first use: it creates .venv and installs the project into it.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+FIG ?= theory-leaves
+PROFILE ?= paper
+ARGS ?=
+PORT ?= 5000
+STORE ?= results/mlflow.db
+
+.PHONY: install test reproduce-figure ui bench lint format clean-numba-cache
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# The whole suite, slow statistical tests included, on 2 processes.
+test: $(STAMP)
+	$(PY) -m pytest -n 2 -q $(ARGS)
+
+# make reproduce-figure FIG=theory-cell [PROFILE=quick] [ARGS="launcher.n_jobs=2 ..."]
+reproduce-figure: $(STAMP)
+	$(PY) -m experiments.run figure=$(FIG) profile=$(PROFILE) $(ARGS)
+
+# The MLflow UI on the local store, at http://127.0.0.1:$(PORT)
+ui: $(STAMP)
+	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(STORE) --host 127.0.0.1 --port $(PORT)
+
+bench: $(STAMP)
+	$(PY) scripts/bench.py $(ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# numba's cache is not invalidated when a kernel's callee changes: clear it after editing mondrian/.
+clean-numba-cache:
+	find mondrian -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -1,0 +1,38 @@
+"""Benchmarks: speed measured as ratios against peers run in the same process, never by timed tests."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def best_time(fn: Callable[[], object], repeats: int = 3) -> float:
+    """Best wall time of ``repeats`` calls (the least disturbed by the rest of the machine)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def machine() -> str:
+    import numba
+    import sklearn
+
+    return (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, numba {numba.__version__}, scikit-learn {sklearn.__version__}"
+    )
+
+
+def write_markdown(table: pd.DataFrame, title: str, path: Path, notes: str = "") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = f"# {title}\n\nMachine: {machine()}\n\n{table.to_markdown(index=False, floatfmt='.3g')}\n"
+    path.write_text(text + (f"\n{notes}\n" if notes else ""))

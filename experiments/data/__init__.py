@@ -1,0 +1,17 @@
+"""Datasets for the harness: the Dataset value and the loaders a dataset config names."""
+
+from omegaconf import DictConfig
+from hydra.utils import instantiate
+
+from experiments.data.dataset import Dataset
+
+
+def load_dataset(cfg: DictConfig) -> Dataset:
+    """Call the loader that ``cfg.load`` names (a Hydra ``_target_`` with its arguments)."""
+    dataset = instantiate(cfg.load)
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"loader {cfg.load._target_} returned {type(dataset).__name__}, not a Dataset")
+    return dataset
+
+
+__all__ = ["Dataset", "load_dataset"]

@@ -1,0 +1,71 @@
+"""Seeded synthetic datasets: Friedman, the 2-D toys, and regression on [0,1]^d with known smoothness."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn import datasets as skd
+
+from experiments.data.dataset import Dataset, split
+
+
+def friedman(n_samples: int, n_features: int = 5, noise: float = 1.0, test_size: float = 0.3, seed: int = 0):
+    """y = 10 sin(pi x1 x2) + 20 (x3 - 0.5)^2 + 10 x4 + 5 x5 + N(0, noise^2), x ~ U[0,1]^d (d >= 5)."""
+    X, y = skd.make_friedman1(n_samples, n_features, noise=noise, random_state=seed)
+    return split(f"friedman{n_features}", "regression", X, y, test_size, seed, noise=noise)
+
+
+def moons(n_samples: int = 1000, noise: float = 0.3, test_size: float = 0.3, seed: int = 0):
+    X, y = skd.make_moons(n_samples, noise=noise, random_state=seed)
+    return split("moons", "classification", X, y, test_size, seed, noise=noise)
+
+
+def circles(n_samples: int = 1000, noise: float = 0.2, factor: float = 0.5, test_size: float = 0.3, seed: int = 0):
+    X, y = skd.make_circles(n_samples, noise=noise, factor=factor, random_state=seed)
+    return split("circles", "classification", X, y, test_size, seed, noise=noise, factor=factor)
+
+
+def linear(n_samples: int = 1000, noise: float = 2.0, test_size: float = 0.3, seed: int = 0):
+    """Two Gaussian-blob classes separated by a line, jittered (scikit-learn's "linearly separable" toy)."""
+    X, y = skd.make_classification(
+        n_samples, n_features=2, n_redundant=0, n_informative=2, n_clusters_per_class=1, random_state=seed
+    )
+    X = X + noise * np.random.default_rng(seed).uniform(size=X.shape)
+    return split("linear", "classification", X, y, test_size, seed, noise=noise)
+
+
+def hoelder_function(X: np.ndarray, beta: float) -> np.ndarray:
+    """f(x) = ||x - 1/2||_2^beta: beta-Hoelder on [0,1]^d (Lipschitz for beta = 1), and no smoother at the centre."""
+    return np.linalg.norm(X - 0.5, axis=1) ** beta
+
+
+def smooth_function(X: np.ndarray) -> np.ndarray:
+    """f(x) = sum_j sin(2 pi x_j) / d: C^infinity, so in the s = 2 (C^2) class of MGS20."""
+    return np.sin(2 * np.pi * X).mean(axis=1)
+
+
+def hoelder(
+    n_samples: int,
+    n_features: int = 1,
+    beta: float = 1.0,
+    noise: float = 0.1,
+    test_size: float = 0.3,
+    seed: int = 0,
+):
+    """Regression y = f(x) + N(0, noise^2), x ~ U[0,1]^d, f = ||x - 1/2||^beta (beta in (0, 1]: Hoelder; 1: Lipschitz)."""
+    if not 0 < beta <= 1:
+        raise ValueError(f"beta must lie in (0, 1], got {beta}")
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n_samples, n_features))
+    y = hoelder_function(X, beta) + noise * rng.standard_normal(n_samples)
+    return split(f"hoelder{beta:g}-d{n_features}", "regression", X, y, test_size, seed, beta=beta, noise=noise)
+
+
+def smooth(n_samples: int, n_features: int = 1, noise: float = 0.1, test_size: float = 0.3, seed: int = 0):
+    """Regression y = mean_j sin(2 pi x_j) + N(0, noise^2), x ~ U[0,1]^d (smoothness s = 2 in MGS20's sense)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n_samples, n_features))
+    y = smooth_function(X) + noise * rng.standard_normal(n_samples)
+    return split(f"smooth-d{n_features}", "regression", X, y, test_size, seed, noise=noise)
+
+
+__all__ = ["Dataset", "circles", "friedman", "hoelder", "linear", "moons", "smooth"]

@@ -1,0 +1,67 @@
+"""Mini-batch fractions (LRT14 Fig. 3, MGS17 Fig. 1).
+
+The shuffled training data is cut into ``n_batches`` mini-batches. Online models learn
+each new mini-batch with partial_fit; batch models are re-fitted on all data seen so far.
+After each mini-batch: test metrics and the cumulative training time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from experiments.data import Dataset
+from experiments.protocols.metrics import classification_scores, regression_scores
+from experiments.protocols.result import TrialResult
+
+REFIT_CHOICES = ("auto", "always")
+
+
+def aligned_proba(estimator, X: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """predict_proba with one column per class of the dataset (a model fitted on a prefix may lack some)."""
+    proba = estimator.predict_proba(X)
+    out = np.zeros((len(X), len(classes)))
+    out[:, np.searchsorted(classes, estimator.classes_)] = proba
+    return out
+
+
+def scores_on_test(estimator, dataset: Dataset) -> dict[str, float]:
+    if dataset.task == "classification":
+        classes = dataset.classes
+        y_index = np.searchsorted(classes, dataset.y_test)
+        if hasattr(estimator, "predict_proba"):
+            return classification_scores(aligned_proba(estimator, dataset.X_test, classes), y_index)
+        return {"accuracy": float(np.mean(estimator.predict(dataset.X_test) == dataset.y_test))}
+    return regression_scores(estimator.predict(dataset.X_test), dataset.y_test)
+
+
+def run(
+    model: Callable, dataset: Dataset, seed: int, n_batches: int = 10, shuffle: bool = True, refit: str = "auto"
+) -> TrialResult:
+    """Learn the training data in ``n_batches`` growing fractions; ``refit='always'`` re-fits even online models."""
+    if refit not in REFIT_CHOICES:
+        raise ValueError(f"refit must be one of {REFIT_CHOICES}, got {refit!r}")
+    if len(dataset.X_test) == 0:
+        raise ValueError(f"the fractions protocol needs a test set; {dataset.name} has none (test_size=0?)")
+    X, y = dataset.X_train, dataset.y_train
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(X))
+        X, y = X[order], y[order]
+    bounds = np.linspace(0, len(X), n_batches + 1).astype(int)
+    estimator = model()
+    online = refit == "auto" and hasattr(estimator, "partial_fit")
+    fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
+    rows, train_time = [], 0.0
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        start = time.perf_counter()
+        if online:
+            estimator.partial_fit(X[a:b], y[a:b], **fit_kwargs)
+        else:
+            estimator = model().fit(X[:b], y[:b])
+        train_time += time.perf_counter() - start
+        rows.append({"step": int(b), "fraction": b / len(X), "train_time": train_time, **scores_on_test(estimator, dataset)})
+    curves = pd.DataFrame(rows)
+    return TrialResult(curves=curves, summary=curves.iloc[-1].drop("step").to_dict())

@@ -1,0 +1,60 @@
+"""Run a list of trials in parallel, logging each to MLflow as it finishes, skipping finished ones.
+
+A trial whose hash already has a finished run in the experiment is not run again, so
+re-running an interrupted or partly failed sweep runs exactly the missing trials.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
+from experiments.tracking import Tracker
+from experiments.trial import run_trial, trial_hash
+
+
+@dataclass
+class SweepReport:
+    total: int
+    skipped: int = 0
+    finished: int = 0
+    failed: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        text = (
+            f"{self.total} trials: {self.skipped} already finished, {self.finished} run now, "
+            f"{len(self.failed)} failed"
+        )
+        return text + "".join(f"\n  failed: {name}" for name in self.failed)
+
+
+def unique_trials(trials: list[dict]) -> list[dict]:
+    seen, out = set(), []
+    for trial in trials:
+        key = trial_hash(trial)
+        if key not in seen:
+            seen.add(key)
+            out.append(trial)
+    return out
+
+
+def run_sweep(
+    trials: list[dict], tracker: Tracker, experiment: str, n_jobs: int = 1, tags: dict | None = None
+) -> SweepReport:
+    """Run the trials without a finished run in ``experiment``; a failing trial is logged FAILED and the rest go on."""
+    trials = unique_trials(trials)
+    finished = tracker.finished_runs(experiment)
+    todo = [t for t in trials if trial_hash(t) not in finished]
+    report = SweepReport(total=len(trials), skipped=len(trials) - len(todo))
+    if not todo:
+        return report
+    outcomes = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_trial)(t) for t in todo)
+    for outcome in tqdm(outcomes, total=len(todo), desc=experiment, unit="trial"):
+        tracker.log_outcome(experiment, outcome, tags or {})
+        if outcome.error is None:
+            report.finished += 1
+        else:
+            report.failed.append(f"{outcome.name}: {outcome.error.strip().splitlines()[-1]}")
+    return report

@@ -1,0 +1,207 @@
+"""MLflow tracking: one run per trial, one run per regenerated figure, and reading them back.
+
+A trial's run is named ``dataset/model/seed``; its params are the flattened resolved
+trial config; its metrics are the protocol's curves (``step`` = samples seen) and final
+numbers; its tags say which figure, trial hash, git commit and dataset hash; its
+artifacts are the resolved config (trial.json), curves.csv and any extra tables.
+Runs are written only by the process that drives a sweep, so a SQLite store never
+sees concurrent writers from one sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from mlflow import MlflowClient
+from mlflow.entities import Metric, Param, RunStatus
+
+from experiments.trial import TrialOutcome
+
+_METRICS_PER_BATCH = 1000  # MLflow's limits per log_batch call
+_PARAMS_PER_BATCH = 100
+_PARAM_MAX_LENGTH = 6000
+_REPO = Path(__file__).resolve().parent.parent
+
+os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+for _name in ("mlflow", "alembic"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
+
+
+def git_commit() -> str:
+    """The commit the code runs from, with -dirty when tracked files differ from it."""
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
+            cwd=_REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def flatten(tree, prefix: str = "") -> dict[str, str]:
+    """Nested config -> {'model.estimator.n_estimators': '10', ...}."""
+    if isinstance(tree, dict):
+        out = {}
+        for key, value in tree.items():
+            out.update(flatten(value, f"{prefix}{key}."))
+        return out
+    return {prefix[:-1]: json.dumps(tree) if isinstance(tree, list) else str(tree)}
+
+
+@dataclass
+class RunRecord:
+    """A finished trial run read back from the store."""
+
+    run_id: str
+    name: str
+    trial: dict
+    metrics: dict[str, float]
+    curves: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+class Tracker:
+    """Writes and reads the runs of one MLflow store."""
+
+    def __init__(self, uri: str, artifact_root: str | None = None):
+        self.uri = uri
+        self.client = MlflowClient(tracking_uri=uri)
+        local = uri.startswith(("sqlite:", "file:")) or "://" not in uri
+        self.artifact_root = Path(artifact_root).resolve() if artifact_root and local else None
+        self.commit = git_commit()
+        self._experiment_ids: dict[str, str] = {}
+
+    @classmethod
+    def from_config(cls, cfg) -> Tracker:
+        return cls(cfg.uri, cfg.get("artifact_root"))
+
+    def experiment_id(self, name: str) -> str:
+        """The experiment's id, created on first use (artifacts under artifact_root/<name> for a local store)."""
+        if name not in self._experiment_ids:
+            experiment = self.client.get_experiment_by_name(name)
+            if experiment is not None:
+                self._experiment_ids[name] = experiment.experiment_id
+            else:
+                location = (self.artifact_root / name).as_uri() if self.artifact_root else None
+                self._experiment_ids[name] = self.client.create_experiment(name, artifact_location=location)
+        return self._experiment_ids[name]
+
+    def _runs(self, experiment: str, filter_string: str) -> list:
+        experiment_id = self.experiment_id(experiment)
+        runs, token = [], None
+        while True:
+            page = self.client.search_runs(
+                [experiment_id], filter_string, max_results=1000, order_by=["attributes.start_time DESC"],
+                page_token=token,
+            )
+            runs.extend(page)
+            token = page.token
+            if not token:
+                return runs
+
+    def finished_runs(self, experiment: str) -> dict[str, object]:
+        """Latest finished trial run per trial hash."""
+        latest = {}
+        for run in self._runs(experiment, "attributes.status = 'FINISHED'"):
+            key = run.data.tags.get("trial_hash")
+            if key and key not in latest:
+                latest[key] = run
+        return latest
+
+    def log_outcome(self, experiment: str, outcome: TrialOutcome, tags: dict[str, str]) -> str:
+        """One run for one trial: FINISHED with its curves, or FAILED with its traceback."""
+        run = self.client.create_run(
+            self.experiment_id(experiment),
+            run_name=outcome.name,
+            tags={**tags, **outcome.tags, "trial_hash": outcome.hash, "git_commit": self.commit},
+        )
+        run_id = run.info.run_id
+        params = [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(outcome.trial).items()]
+        for i in range(0, len(params), _PARAMS_PER_BATCH):
+            self.client.log_batch(run_id, params=params[i : i + _PARAMS_PER_BATCH])
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
+            if outcome.error is not None:
+                (folder / "traceback.txt").write_text(outcome.error)
+            else:
+                self._log_result(run_id, outcome, folder)
+            self.client.log_artifacts(run_id, str(folder))
+        status = RunStatus.FAILED if outcome.error is not None else RunStatus.FINISHED
+        self.client.set_terminated(run_id, RunStatus.to_string(status))
+        return run_id
+
+    def _log_result(self, run_id: str, outcome: TrialOutcome, folder: Path) -> None:
+        result = outcome.result
+        now = int(time.time() * 1000)
+        curves = result.curves
+        metrics = [
+            Metric(column, float(value), now, int(step))
+            for column in curves.columns
+            if column != "step"
+            for step, value in zip(curves["step"], curves[column])
+            if math.isfinite(value)
+        ]
+        metrics += [
+            Metric(key, float(value), now, 0)
+            for key, value in {**result.summary, "duration_seconds": outcome.duration}.items()
+            if key not in curves.columns and math.isfinite(value)
+        ]
+        for i in range(0, len(metrics), _METRICS_PER_BATCH):
+            self.client.log_batch(run_id, metrics=metrics[i : i + _METRICS_PER_BATCH])
+        curves.to_csv(folder / "curves.csv", index=False)
+        if result.tables:
+            (folder / "tables").mkdir()
+            for name, table in result.tables.items():
+                table.to_csv(folder / "tables" / f"{name}.csv", index=False)
+
+    def load_runs(self, experiment: str, hashes: list[str]) -> list[RunRecord]:
+        """The finished runs of these trials, in the given order (trials without one are left out)."""
+        finished = self.finished_runs(experiment)
+        records = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for key in hashes:
+                run = finished.get(key)
+                if run is None:
+                    continue
+                folder = Path(self.client.download_artifacts(run.info.run_id, "", tmp + "/" + key))
+                tables_dir = folder / "tables"
+                records.append(
+                    RunRecord(
+                        run_id=run.info.run_id,
+                        name=run.info.run_name,
+                        trial=json.loads((folder / "trial.json").read_text()),
+                        metrics=dict(run.data.metrics),
+                        curves=pd.read_csv(folder / "curves.csv"),
+                        tables={p.stem: pd.read_csv(p) for p in sorted(tables_dir.glob("*.csv"))},
+                    )
+                )
+        return records
+
+    def log_figure(self, experiment: str, figure_id: str, files: list[Path], claims: list[dict], tags: dict) -> str:
+        """A parent run for the regenerated figure: its image files and its claims with their verdicts."""
+        run = self.client.create_run(
+            self.experiment_id(experiment),
+            run_name=f"figure {figure_id}",
+            tags={**tags, "kind": "figure", "git_commit": self.commit,
+                  "claims_passed": f"{sum(c['passed'] for c in claims)}/{len(claims)}"},
+        )
+        run_id = run.info.run_id
+        for path in files:
+            self.client.log_artifact(run_id, str(path))
+        self.client.log_dict(run_id, {"claims": claims}, "claims.json")
+        self.client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
+        return run_id

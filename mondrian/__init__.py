@@ -1,0 +1,7 @@
+"""Mondrian-family forests: numba kernels behind scikit-learn estimators."""
+
+from mondrian.forest import MondrianForestClassifier, MondrianForestRegressor
+from mondrian.tree import MondrianTree, sample_mondrian
+
+__all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "MondrianTree", "sample_mondrian"]
+__version__ = "0.1.0"

@@ -1,0 +1,73 @@
+"""Leaf-mean forecaster kernels: a leaf predicts the mean of the encoded targets it has seen.
+
+Node statistics are one row per node: column 0 the number of points, columns 1..m
+the sum of their encoded targets (one-hot rows for classification, so the mean is the
+empirical label distribution; the label itself for regression, so the mean is the
+leaf average). Learning goes through the shared structural kernels; prediction is
+this separate kernel, so a smoother forecaster can replace it.
+"""
+
+import numba
+import numpy as np
+
+from mondrian._extend import extend
+from mondrian._nodes import NO_NODE, add_node
+from mondrian._process import sample_block
+from mondrian._route import leaf_of
+
+
+def n_stats(n_outputs: int) -> int:
+    return 1 + n_outputs
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_target(stats, node, y, onehot):
+    stats[node, 0] += 1.0
+    if onehot:
+        stats[node, 1 + int(y)] += 1.0
+    else:
+        stats[node, 1] += y
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_leaf_mean(stats, node, out):
+    count = stats[node, 0]
+    for k in range(out.shape[0]):
+        out[k] += stats[node, 1 + k] / count
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, stats, X, y, onehot, lifetime, rng):
+    """Add the points (X, y) to the tree: batch sampling into an empty tree, else online extension.
+
+    Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes.
+    """
+    n = X.shape[0]
+    if tree.root[0] == NO_NODE:
+        tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
+        leaves = np.empty(n, np.int64)
+        sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
+    else:
+        leaves = np.empty(n, np.int64)
+        for i in range(n):
+            leaves[i] = extend(tree, X[i], lifetime, rng)
+    for i in range(n):
+        _add_target(stats, leaves[i], y[i], onehot)
+
+
+@numba.njit(cache=True, nogil=True)
+def predict(tree, stats, X, lifetime, out):
+    """out[i] += mean target of the leaf holding X[i]."""
+    for i in range(X.shape[0]):
+        _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def progressive(tree, stats, X, y, onehot, lifetime, rng, prior, out):
+    """Progressive validation: out[i] += prediction for X[i] before learning (X[i], y[i]); then learn it."""
+    for i in range(X.shape[0]):
+        if tree.root[0] == NO_NODE:
+            out[i] += prior
+        else:
+            _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
+        _add_target(stats, extend(tree, X[i], lifetime, rng), y[i], onehot)

@@ -1,0 +1,44 @@
+"""Running per-tree kernels on threads (the kernels release the GIL).
+
+Results never depend on n_jobs, float for float: a tree's kernel always runs on its
+own random stream, and sums over trees are always taken in tree order.
+"""
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from joblib import effective_n_jobs
+
+
+def for_each(fn: Callable, items: Sequence, n_jobs) -> None:
+    """Call fn(item) for every item, on up to n_jobs threads."""
+    n_workers = max(1, min(effective_n_jobs(n_jobs), len(items)))
+    if n_workers == 1:
+        for item in items:
+            fn(item)
+        return
+
+    def run(chunk):
+        for item in chunk:
+            fn(item)
+
+    with ThreadPoolExecutor(n_workers) as pool:
+        list(pool.map(run, [items[k::n_workers] for k in range(n_workers)]))
+
+
+def row_blocks(n_rows: int, n_jobs) -> list[slice]:
+    """Contiguous row ranges, one per thread."""
+    n_blocks = max(1, min(effective_n_jobs(n_jobs), n_rows))
+    bounds = np.linspace(0, n_rows, n_blocks + 1).astype(int)
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def sum_over_trees(fn: Callable, trees: Sequence, shape: tuple[int, ...], n_jobs) -> np.ndarray:
+    """Sum, in tree order, of what fn(tree, out) adds into a zero buffer of its own per tree."""
+    outs = [np.zeros(shape) for _ in trees]
+    for_each(lambda k: fn(trees[k], outs[k]), range(len(trees)), n_jobs)
+    total = outs[0]
+    for out in outs[1:]:
+        total += out
+    return total

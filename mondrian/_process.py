@@ -1,0 +1,156 @@
+"""Kernels of the Mondrian process: the SplitCell step and the two batch samplers.
+
+``sample_block`` is LRT14's SampleMondrianBlock: the box of a node is the range of
+its points (restricted tree). ``sample_partition`` draws MP(lam, C) on a fixed box C,
+independently of any data (the purely random partitions of MGS20 and the theory).
+"""
+
+import numba
+import numpy as np
+
+from mondrian._nodes import NO_NODE, add_node, capacity, grow, parent_time
+
+
+@numba.njit(cache=True, nogil=True)
+def uniform_below(low, high, rng):
+    """U[low, high) with high excluded even after rounding, so both sides of a cut are non-empty."""
+    while True:
+        u = low + (high - low) * rng.random()
+        if u < high:
+            return u
+
+
+@numba.njit(cache=True, nogil=True)
+def choose_proportional(weights, total, rng):
+    """Index j with probability weights[j] / total."""
+    target = total * rng.random()
+    acc = 0.0
+    last = 0
+    for j in range(weights.shape[0]):
+        if weights[j] > 0.0:
+            last = j
+            acc += weights[j]
+            if target < acc:
+                return j
+    return last
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_split(lower, upper, start_time, lifetime, rng):
+    """SplitCell on the box [lower, upper] from ``start_time``.
+
+    E ~ Exp(linear dimension), split iff start_time + E < lifetime, dimension chosen
+    proportionally to the side lengths, threshold uniform on the side.
+    Returns (split time, dimension, threshold); the time is inf when there is no split.
+    """
+    sides = upper - lower
+    rate = sides.sum()
+    if rate <= 0.0:
+        return np.inf, NO_NODE, 0.0
+    time = start_time + rng.exponential(1.0 / rate)
+    if not time < lifetime:
+        return np.inf, NO_NODE, 0.0
+    dim = choose_proportional(sides, rate, rng)
+    return time, dim, uniform_below(lower[dim], upper[dim], rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def set_split(tree, node, time, dim, threshold, left, right):
+    tree.split_time[node] = time
+    tree.feature[node] = dim
+    tree.threshold[node] = threshold
+    tree.left[node] = left
+    tree.right[node] = right
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition(X, samples, start, end, dim, threshold):
+    """Reorder samples[start:end] so that points with x[dim] <= threshold come first; returns the cut."""
+    i = start
+    j = end - 1
+    while i <= j:
+        if X[samples[i], dim] <= threshold:
+            i += 1
+        else:
+            samples[i], samples[j] = samples[j], samples[i]
+            j -= 1
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def _data_range(X, samples, start, end, lower, upper):
+    lower[:] = X[samples[start]]
+    upper[:] = X[samples[start]]
+    for k in range(start + 1, end):
+        x = X[samples[k]]
+        for d in range(x.shape[0]):
+            if x[d] < lower[d]:
+                lower[d] = x[d]
+            elif x[d] > upper[d]:
+                upper[d] = x[d]
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
+    """SampleMondrianBlock(node, X[samples], lifetime) of LRT14, without recursion.
+
+    ``node`` is an existing row whose parent is set; its box and subtree are sampled
+    from the points ``samples`` (reordered in place). ``leaf_of[i]`` receives the leaf of
+    each point i in ``samples``. Needs room for 2 * len(samples) new nodes.
+    """
+    n = samples.shape[0]
+    stack_node = np.empty(n, np.int64)
+    stack_start = np.empty(n, np.int64)
+    stack_end = np.empty(n, np.int64)
+    stack_node[0], stack_start[0], stack_end[0] = node, 0, n
+    top = 1
+    while top > 0:
+        top -= 1
+        j, start, end = stack_node[top], stack_start[top], stack_end[top]
+        lower = tree.box_lower[j]
+        upper = tree.box_upper[j]
+        _data_range(X, samples, start, end, lower, upper)
+        time, dim, threshold = sample_split(
+            lower, upper, parent_time(tree.parent, tree.split_time, j), lifetime, rng
+        )
+        if time == np.inf:
+            for k in range(start, end):
+                leaf_of[samples[k]] = j
+            continue
+        cut = _partition(X, samples, start, end, dim, threshold)
+        left = add_node(tree, j, lower, upper)
+        right = add_node(tree, j, lower, upper)
+        set_split(tree, j, time, dim, threshold, left, right)
+        stack_node[top], stack_start[top], stack_end[top] = left, start, cut
+        stack_node[top + 1], stack_start[top + 1], stack_end[top + 1] = right, cut, end
+        top += 2
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_partition(tree, lower, upper, lifetime, rng):
+    """MP(lifetime, [lower, upper]) into the empty ``tree``; grows it as needed and returns it."""
+    tree.root[0] = add_node(tree, NO_NODE, lower, upper)
+    stack = np.empty(64, np.int64)
+    stack[0] = tree.root[0]
+    top = 1
+    while top > 0:
+        top -= 1
+        j = stack[top]
+        time, dim, threshold = sample_split(
+            tree.box_lower[j], tree.box_upper[j], parent_time(tree.parent, tree.split_time, j), lifetime, rng
+        )
+        if time == np.inf:
+            continue
+        if tree.n_nodes[0] + 2 > capacity(tree):
+            tree = grow(tree, 2 * capacity(tree))
+        left = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+        right = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+        tree.box_upper[left, dim] = threshold
+        tree.box_lower[right, dim] = threshold
+        set_split(tree, j, time, dim, threshold, left, right)
+        if top + 2 > stack.shape[0]:
+            stack = np.concatenate((stack, np.empty(stack.shape[0], np.int64)))
+        stack[top] = left
+        stack[top + 1] = right
+        top += 2
+    return tree

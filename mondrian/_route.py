@@ -1,0 +1,31 @@
+"""Routing points down a tree by its splits."""
+
+import numba
+import numpy as np
+
+from mondrian._nodes import is_leaf
+
+
+@numba.njit(cache=True, nogil=True)
+def leaf_of(tree, x, lifetime):
+    """The leaf of the tree pruned at ``lifetime`` whose cell holds x (boxes are not consulted)."""
+    left, right, feature, threshold, split_time = (
+        tree.left,
+        tree.right,
+        tree.feature,
+        tree.threshold,
+        tree.split_time,
+    )
+    j = tree.root[0]
+    while not is_leaf(left, split_time, j, lifetime):
+        j = left[j] if x[feature[j]] <= threshold[j] else right[j]
+    return j
+
+
+@numba.njit(cache=True, nogil=True)
+def apply(tree, X, lifetime):
+    """Leaf index of every row of X."""
+    out = np.empty(X.shape[0], np.int64)
+    for i in range(X.shape[0]):
+        out[i] = leaf_of(tree, X[i], lifetime)
+    return out

@@ -1,0 +1,123 @@
+"""A Mondrian tree as a Python object: its node arrays, node statistics, random stream and lifetime.
+
+Also the entry point to the Mondrian process itself: ``sample_mondrian`` draws MP(lam, box).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mondrian._nodes import (
+    NO_NODE,
+    TreeArrays,
+    capacity,
+    depths,
+    empty_tree,
+    reserved,
+    reserved_rows,
+)
+from mondrian._process import sample_partition
+from mondrian._prune import prune
+from mondrian._route import apply
+from mondrian._validation import check_lifetime, check_random_state_seed
+
+
+class MondrianTree:
+    """One Mondrian tree.
+
+    ``nodes`` holds the structure (see ``TreeArrays``); ``stats`` one row of node
+    statistics per node whose columns the owning estimator defines; ``rng`` is the
+    tree's own random stream, kept across calls so that results do not depend on how
+    the data is batched into calls or on the number of threads.
+    """
+
+    def __init__(self, nodes: TreeArrays, rng: np.random.Generator, lifetime: float, n_stats: int = 0):
+        self.nodes = nodes
+        self.rng = rng
+        self.lifetime = float(lifetime)
+        self.stats = np.zeros((capacity(nodes), n_stats))
+
+    @classmethod
+    def empty(cls, n_features: int, rng, lifetime: float, n_stats: int = 0) -> MondrianTree:
+        return cls(empty_tree(n_features), rng, lifetime, n_stats)
+
+    def reserve(self, n_new: int) -> None:
+        """Make room for ``n_new`` more nodes (doubling capacity) in the nodes and their statistics."""
+        nodes = reserved(self.nodes, n_new)
+        stats = reserved_rows(self.stats, capacity(nodes))
+        self.nodes, self.stats = nodes, stats
+
+    # -- reading the tree (the node arrays trimmed to the nodes in use) ---------------------------
+    @property
+    def n_nodes(self) -> int:
+        return int(self.nodes.n_nodes[0])
+
+    @property
+    def root(self) -> int:
+        return int(self.nodes.root[0])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The node arrays in use, by name (a copy)."""
+        n = self.n_nodes
+        return {
+            name: getattr(self.nodes, name)[:n].copy()
+            for name in TreeArrays._fields
+            if name not in ("n_nodes", "root")
+        }
+
+    def is_leaf(self, lifetime: float | None = None) -> np.ndarray:
+        lifetime = self.lifetime if lifetime is None else lifetime
+        n = self.n_nodes
+        return (self.nodes.left[:n] == NO_NODE) | (self.nodes.split_time[:n] >= lifetime)
+
+    def depths(self, lifetime: float | None = None) -> np.ndarray:
+        """Depth of each node (root 0), -1 for nodes that pruning at ``lifetime`` removes."""
+        return depths(self.nodes, self.lifetime if lifetime is None else lifetime)
+
+    def leaves(self, lifetime: float | None = None) -> np.ndarray:
+        """Indices of the leaves of the tree pruned at ``lifetime``."""
+        return np.flatnonzero(self.is_leaf(lifetime) & (self.depths(lifetime) >= 0))
+
+    def n_leaves(self, lifetime: float | None = None) -> int:
+        return int(self.leaves(lifetime).shape[0])
+
+    def apply(self, X: np.ndarray, lifetime: float | None = None) -> np.ndarray:
+        """Index of the leaf holding each row of X."""
+        if self.root == NO_NODE:
+            raise ValueError("the tree is empty")
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        return apply(self.nodes, X, self.lifetime if lifetime is None else lifetime)
+
+    def pruned(self, lifetime: float) -> tuple[MondrianTree, np.ndarray]:
+        """The tree pruned at ``lifetime`` (statistics dropped) and, per node, the node it comes from."""
+        nodes, origin = prune(self.nodes, check_lifetime(lifetime))
+        return MondrianTree(nodes, self.rng, min(lifetime, self.lifetime)), origin
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        n = max(self.n_nodes, 1)
+        state["nodes"] = TreeArrays(
+            *(
+                a if name in ("n_nodes", "root") else a[:n].copy()
+                for name, a in zip(TreeArrays._fields, self.nodes)
+            )
+        )
+        state["stats"] = self.stats[:n].copy()
+        return state
+
+
+def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> MondrianTree:
+    """Draw MP(lifetime, [lower, upper]): a full Mondrian partition of the box, independent of any data."""
+    lifetime = check_lifetime(lifetime)
+    if not np.isfinite(lifetime):
+        raise ValueError("a full Mondrian partition needs a finite lifetime")
+    lower = np.atleast_1d(np.asarray(lower, dtype=np.float64))
+    upper = np.atleast_1d(np.asarray(upper, dtype=np.float64))
+    if lower.shape != upper.shape or lower.ndim != 1 or not np.all(lower <= upper):
+        raise ValueError("lower and upper must be 1-D arrays of the same length with lower <= upper")
+    rng = np.random.default_rng(check_random_state_seed(random_state))
+    expected = float(np.prod(1.0 + lifetime * (upper - lower)))
+    nodes = sample_partition(
+        empty_tree(lower.shape[0], min(int(2 * expected) + 1, 1 << 20)), lower, upper, lifetime, rng
+    )
+    return MondrianTree(nodes, rng, lifetime)

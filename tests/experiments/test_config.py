@@ -1,0 +1,50 @@
+"""Config composition, grids and trial identity."""
+
+import pytest
+
+from experiments.config import compose, grid_overrides, override_value
+from experiments.trial import trial_config, trial_hash, trial_name
+
+
+def test_grid_mapping_is_a_cartesian_product():
+    combos = grid_overrides({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert len(combos) == 6
+    assert ["a=1", "b=x"] in combos and ["a=2", "b=z"] in combos
+
+
+def test_grid_list_is_a_union_of_products():
+    combos = grid_overrides([{"a": [1, 2]}, {"a": [3], "b": [0.5]}])
+    assert combos == [["a=1"], ["a=2"], ["a=3", "b=0.5"]]
+
+
+def test_override_values_use_hydra_grammar():
+    assert override_value([[0.1, 0.2], [1, 2]]) == "[[0.1,0.2],[1,2]]"
+    assert override_value(True) == "true"
+    assert override_value(None) == "null"
+
+
+def test_trial_config_drops_removed_groups_and_resolves_seed():
+    trial = trial_config(compose(["~dataset", "~model", "protocol=leaf_count", "seed=7"]))
+    assert set(trial) == {"protocol", "seed"}
+    trial = trial_config(compose(["dataset=moons", "seed=3"]))
+    assert trial["dataset"]["load"]["seed"] == 3
+    assert trial["model"]["estimator"]["random_state"] == 3
+
+
+def test_trial_hash_ignores_n_jobs_and_int_float_spelling():
+    a = trial_config(compose(["protocol=leaf_count", "protocol.run.lifetime=2"]))
+    b = trial_config(compose(["protocol=leaf_count", "protocol.run.lifetime=2.0", "model.estimator.n_jobs=4"]))
+    assert trial_hash(a) == trial_hash(b)
+    c = trial_config(compose(["protocol=leaf_count", "protocol.run.lifetime=3"]))
+    assert trial_hash(a) != trial_hash(c)
+
+
+@pytest.mark.parametrize(
+    "overrides, name",
+    [
+        (["dataset=moons", "model=mondrian_classifier", "seed=2"], "moons/MF/seed=2"),
+        (["~dataset", "~model", "protocol=leaf_count", "protocol.run.dim=3"], "leaf_count(dim=3,lifetime=2.0,replicates=1000)/seed=0"),
+    ],
+)
+def test_run_names_are_readable(overrides, name):
+    assert trial_name(trial_config(compose(overrides))) == name

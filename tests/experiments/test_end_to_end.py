@@ -1,0 +1,74 @@
+"""Each figure at profile=quick through the real command line, into a temporary MLflow store."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from mlflow import MlflowClient
+
+FIGURES = {"mgs20-fig1": 1, "theory-leaves": 9, "theory-cell": 1}
+
+
+def run_cli(*overrides, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "experiments.run", *overrides],
+        cwd=cwd, capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.fixture
+def cli_store(tmp_path):
+    return [
+        f"tracking.uri=sqlite:///{tmp_path}/mlflow.db",
+        f"tracking.artifact_root={tmp_path}/artifacts",
+        f"paths.figures={tmp_path}/figures",
+        f"hydra.run.dir={tmp_path}/hydra",
+        "launcher.n_jobs=2",
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("figure_id, n_trials", FIGURES.items())
+def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_store):
+    done = run_cli(f"figure={figure_id}", "profile=quick", *cli_store, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"{n_trials} trials: 0 already finished, {n_trials} run now, 0 failed" in done.stdout
+    for suffix in ("png", "pdf"):
+        image = tmp_path / "figures" / "quick" / f"{figure_id}.{suffix}"
+        assert image.stat().st_size > 10_000
+    client = MlflowClient(f"sqlite:///{tmp_path}/mlflow.db")
+    experiment = client.get_experiment_by_name(figure_id)
+    runs = client.search_runs([experiment.experiment_id])
+    trial_runs = [r for r in runs if "trial_hash" in r.data.tags]
+    figure_runs = [r for r in runs if r.data.tags.get("kind") == "figure"]
+    assert len(trial_runs) == n_trials and all(r.info.status == "FINISHED" for r in trial_runs)
+    assert {r.data.tags["profile"] for r in trial_runs} == {"quick"}
+    (figure_run,) = figure_runs
+    artifacts = {a.path for a in client.list_artifacts(figure_run.info.run_id)}
+    assert {f"{figure_id}.png", f"{figure_id}.pdf", "claims.json"} <= artifacts
+    claims = json.load(open(client.download_artifacts(figure_run.info.run_id, "claims.json", str(tmp_path))))["claims"]
+    assert claims and all(("PASS" if c["passed"] else "FAIL") in done.stdout for c in claims)
+    # the figure's own claims hold at the quick profile's fixed seeds
+    assert all(c["passed"] for c in claims), claims
+
+    again = run_cli(f"figure={figure_id}", "profile=quick", *cli_store, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"{n_trials} trials: {n_trials} already finished, 0 run now, 0 failed" in again.stdout
+
+
+@pytest.mark.slow
+def test_adhoc_trial_from_the_command_line(tmp_path, cli_store):
+    done = run_cli("dataset=moons", "model=mondrian_classifier", "protocol=fractions", "dataset.load.n_samples=400",
+                   *cli_store, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "moons/MF/seed=0: run" in done.stdout and "accuracy =" in done.stdout
+    client = MlflowClient(f"sqlite:///{tmp_path}/mlflow.db")
+    (run,) = client.search_runs([client.get_experiment_by_name("adhoc").experiment_id])
+    assert len(client.get_metric_history(run.info.run_id, "accuracy")) == 10
+
+
+def test_unknown_profile_is_a_clear_error(tmp_path, cli_store):
+    done = run_cli("figure=mgs20-fig1", "profile=huge", *cli_store, cwd=tmp_path)
+    assert done.returncode != 0
+    assert "has no profile 'huge'" in done.stderr

@@ -1,0 +1,111 @@
+"""The online and fractions protocols, and the process simulations."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import SGDClassifier
+
+from experiments.data import synthetic
+from experiments.data.bundled import bundled
+from experiments.protocols import fractions, online, process
+from mondrian import MondrianForestClassifier, MondrianForestRegressor
+
+
+class WithoutCompiledLoop(ClassifierMixin, BaseEstimator):
+    """A Mondrian forest seen only through predict_proba and partial_fit."""
+
+    def __init__(self, random_state=0):
+        self.random_state = random_state
+
+    def partial_fit(self, X, y, classes=None):
+        if not hasattr(self, "forest_"):
+            self.forest_ = MondrianForestClassifier(n_estimators=5, random_state=self.random_state)
+        self.forest_.partial_fit(X, y, classes=classes)
+        self.classes_ = self.forest_.classes_
+        return self
+
+    def predict_proba(self, X):
+        return self.forest_.predict_proba(X)
+
+
+def test_online_compiled_loop_equals_one_call_per_sample():
+    data = synthetic.moons(n_samples=400, test_size=0.0, seed=0)
+    compiled = online.run(lambda: MondrianForestClassifier(n_estimators=5, random_state=0), data, seed=3, log_every=50)
+    looped = online.run(lambda: WithoutCompiledLoop(random_state=0), data, seed=3, log_every=50)
+    columns = ["step", "average_log_loss", "average_accuracy"]
+    pd.testing.assert_frame_equal(compiled.curves[columns], looped.curves[columns])
+    assert list(compiled.curves["step"]) == [50, 100, 150, 200, 250, 300, 350, 400]
+
+
+def test_online_first_prediction_is_uniform_and_losses_are_running_means():
+    data = synthetic.moons(n_samples=100, test_size=0.0, seed=0)
+    result = online.run(lambda: MondrianForestClassifier(n_estimators=3, random_state=0), data, seed=0, log_every=1, shuffle=False)
+    assert result.curves["average_log_loss"].iloc[0] == pytest.approx(np.log(2))
+    assert result.curves["average_accuracy"].between(0, 1).all()
+    assert result.curves["train_time"].is_monotonic_increasing
+
+
+def test_online_regression_and_sklearn_online_models():
+    data = synthetic.friedman(300, test_size=0.0, seed=0)
+    result = online.run(lambda: MondrianForestRegressor(n_estimators=3, random_state=0), data, seed=0, log_every=1, shuffle=False)
+    assert result.curves["average_mse"].iloc[0] == pytest.approx(data.y_train[0] ** 2)  # the prior predicts 0
+    assert result.curves["average_mse"].iloc[-1] < result.curves["average_mse"].iloc[9]
+    sgd = online.run(lambda: SGDClassifier(loss="log_loss", random_state=0), bundled("iris", test_size=0.0), seed=0, log_every=50)
+    assert len(sgd.curves) == 3
+
+
+def test_online_needs_partial_fit():
+    with pytest.raises(ValueError, match="partial_fit"):
+        online.run(RandomForestClassifier, bundled("iris", test_size=0.0), seed=0)
+
+
+def test_fractions_online_models_learn_increments_batch_models_refit():
+    data = bundled("digits", seed=0)
+    mf = fractions.run(lambda: MondrianForestClassifier(n_estimators=5, random_state=0), data, seed=0, n_batches=5)
+    rf = fractions.run(lambda: RandomForestClassifier(n_estimators=5, random_state=0), data, seed=0, n_batches=5)
+    for result in (mf, rf):
+        assert list(result.curves["fraction"]) == pytest.approx([0.2, 0.4, 0.6, 0.8, 1.0], abs=1e-3)
+        assert result.curves["train_time"].is_monotonic_increasing
+        assert result.curves["accuracy"].iloc[-1] > 0.8
+    # refit="always" treats the online model as a batch one: its last model is a fit on all the data
+    refit = fractions.run(lambda: MondrianForestClassifier(n_estimators=5, random_state=0), data, seed=0, n_batches=5, refit="always")
+    X = data.X_train[np.random.default_rng(0).permutation(len(data.X_train))]
+    y = data.y_train[np.random.default_rng(0).permutation(len(data.y_train))]
+    final = MondrianForestClassifier(n_estimators=5, random_state=0).fit(X, y).score(data.X_test, data.y_test)
+    assert refit.curves["accuracy"].iloc[-1] == pytest.approx(final)
+
+
+def test_fractions_aligns_probabilities_when_a_prefix_misses_classes():
+    X = np.arange(40, dtype=float)[:, None]
+    y = np.repeat([0, 1, 2, 3], 10)
+    from experiments.data.dataset import Dataset
+    data = Dataset("sorted", "classification", X, y, X, y)
+    result = fractions.run(lambda: RandomForestClassifier(n_estimators=3, random_state=0), data, seed=0, n_batches=4, shuffle=False)
+    assert np.isfinite(result.curves["log_loss"]).all()
+    assert result.curves["accuracy"].iloc[0] == 0.25
+
+
+def test_fractions_errors_are_clear():
+    no_test = bundled("iris", test_size=0.0)
+    with pytest.raises(ValueError, match="test set"):
+        fractions.run(RandomForestClassifier, no_test, seed=0)
+    with pytest.raises(ValueError, match="refit"):
+        fractions.run(RandomForestClassifier, bundled("iris"), seed=0, refit="never")
+
+
+def test_process_protocols_report_exact_values_and_tables():
+    counts = process.leaf_count(dim=2, lifetime=1.0, replicates=50, seed=0)
+    assert counts.summary["exact_mean_leaves"] == 4.0
+    assert len(counts.tables["counts"]) == 50
+    cell = process.cell_law(dim=2, lifetime=3.0, point=[0.5, 0.5], others=[[0.6, 0.5]], replicates=100, seed=0)
+    sides = cell.tables["sides"]
+    assert list(sides.columns) == ["left_0", "left_1", "right_0", "right_1"]
+    assert ((sides >= 0) & (sides <= 0.5)).all().all()
+    assert cell.tables["same_cell"]["exact"].iloc[0] == pytest.approx(np.exp(-0.3))
+    nodes = process.partition(dim=2, lifetime=2.0, seed=0).tables["nodes"]
+    assert {"node", "parent", "split_time", "lower_0", "upper_1", "depth"} <= set(nodes.columns)
+    # the same seed gives the same partition
+    again = process.partition(dim=2, lifetime=2.0, seed=0).tables["nodes"]
+    pd.testing.assert_frame_equal(nodes, again)

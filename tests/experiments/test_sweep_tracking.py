@@ -1,0 +1,104 @@
+"""Sweeps into a temporary MLflow store: what is logged, resume, interruption, failures."""
+
+import json
+
+import pandas as pd
+import pytest
+from mlflow.entities import ViewType
+
+from experiments import sweep as sweep_module
+from experiments.config import compose, grid_overrides
+from experiments.sweep import run_sweep
+from experiments.trial import run_trial, trial_config, trial_hash
+
+
+def leaf_trials(lifetimes=(0.5, 1.0, 2.0, 4.0)):
+    return [
+        trial_config(compose(["~dataset", "~model", "protocol=leaf_count", "protocol.run.replicates=20", *point]))
+        for point in grid_overrides({"protocol.run.lifetime": list(lifetimes)})
+    ]
+
+
+def all_runs(tracker, experiment):
+    return tracker.client.search_runs([tracker.experiment_id(experiment)], run_view_type=ViewType.ALL)
+
+
+def test_a_trial_run_holds_params_metrics_tags_and_artifacts(tracker):
+    trial = trial_config(compose(["dataset=moons", "model=mondrian_classifier", "protocol=online",
+                                  "dataset.load.n_samples=300", "protocol.run.log_every=70"]))
+    report = run_sweep([trial], tracker, "exp", n_jobs=1, tags={"figure": "exp"})
+    assert (report.finished, report.failed) == (1, [])
+    (run,) = all_runs(tracker, "exp")
+    assert run.info.status == "FINISHED" and run.info.run_name == "moons/MF/seed=0"
+    assert run.data.params["model.estimator.n_estimators"] == "10"
+    assert run.data.tags["trial_hash"] == trial_hash(trial)
+    assert {"figure", "git_commit", "dataset_hash"} <= set(run.data.tags)
+    history = tracker.client.get_metric_history(run.info.run_id, "average_accuracy")
+    assert [m.step for m in history] == [70, 140, 210]
+    (record,) = tracker.load_runs("exp", [trial_hash(trial)])
+    assert record.trial == json.loads(json.dumps(trial))
+    assert list(record.curves["step"]) == [70, 140, 210]
+    assert record.metrics["average_accuracy"] == pytest.approx(record.curves["average_accuracy"].iloc[-1])
+
+
+def test_rerun_skips_finished_trials_and_runs_only_missing_ones(tracker):
+    trials = leaf_trials()
+    first = run_sweep(trials[:2], tracker, "exp", n_jobs=1)
+    assert (first.total, first.skipped, first.finished) == (2, 0, 2)
+    second = run_sweep(trials, tracker, "exp", n_jobs=2)
+    assert (second.total, second.skipped, second.finished) == (4, 2, 2)
+    third = run_sweep(trials, tracker, "exp", n_jobs=1)
+    assert (third.skipped, third.finished) == (4, 0)
+    hashes = [r.data.tags["trial_hash"] for r in all_runs(tracker, "exp")]
+    assert sorted(hashes) == sorted(trial_hash(t) for t in trials)
+
+
+def test_interrupted_sweep_loses_nothing_and_repeats_nothing(tracker, monkeypatch):
+    trials = leaf_trials()
+    calls = []
+
+    def interrupted_after_two(trial):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(trial)
+        return run_trial(trial)
+
+    monkeypatch.setattr(sweep_module, "run_trial", interrupted_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(trials, tracker, "exp", n_jobs=1)
+    assert len(all_runs(tracker, "exp")) == 2
+    monkeypatch.setattr(sweep_module, "run_trial", run_trial)
+    report = run_sweep(trials, tracker, "exp", n_jobs=1)
+    assert (report.skipped, report.finished) == (2, 2)
+    runs = all_runs(tracker, "exp")
+    assert all(r.info.status == "FINISHED" for r in runs)
+    assert sorted(r.data.tags["trial_hash"] for r in runs) == sorted(trial_hash(t) for t in trials)
+
+
+def test_failing_trial_is_recorded_and_retried_on_rerun(tracker):
+    good = leaf_trials((1.0,))[0]
+    bad = trial_config(compose(["~dataset", "~model", "protocol=leaf_count", "protocol.run.lifetime=-1"]))
+    report = run_sweep([bad, good], tracker, "exp", n_jobs=1)
+    assert report.finished == 1 and len(report.failed) == 1 and "lifetime" in report.failed[0]
+    failed = [r for r in all_runs(tracker, "exp") if r.info.status == "FAILED"]
+    assert len(failed) == 1
+    path = tracker.client.download_artifacts(failed[0].info.run_id, "traceback.txt")
+    assert "ValueError" in open(path).read()
+    again = run_sweep([bad, good], tracker, "exp", n_jobs=1)
+    assert (again.skipped, again.finished, len(again.failed)) == (1, 0, 1)
+
+
+def test_parallel_and_serial_sweeps_give_identical_curves(tmp_path):
+    from experiments.tracking import Tracker
+
+    trials = [
+        trial_config(compose(["dataset=moons", "model=mondrian_classifier", "dataset.load.n_samples=300", *p]))
+        for p in grid_overrides({"seed": [0, 1, 2]})
+    ]
+    curves = []
+    for n_jobs in (1, 2):
+        tracker = Tracker(f"sqlite:///{tmp_path}/store{n_jobs}.db", str(tmp_path / f"art{n_jobs}"))
+        run_sweep(trials, tracker, "exp", n_jobs=n_jobs)
+        curves.append([r.curves.drop(columns="train_time") for r in tracker.load_runs("exp", [trial_hash(t) for t in trials])])
+    for serial, parallel in zip(*curves):
+        pd.testing.assert_frame_equal(serial, parallel)
