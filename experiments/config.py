@@ -44,7 +44,7 @@ def grid_overrides(grid) -> list[list[str]]:
     for g in grids:
         keys = list(g.keys())
         for values in product(*(g[k] for k in keys)):
-            combos.append([f"{k}={override_value(v)}" for k, v in zip(keys, values)])
+            combos.append([f"{k}={override_value(v)}" for k, v in zip(keys, values, strict=False)])
     return combos
 
 

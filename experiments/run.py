@@ -18,7 +18,7 @@ from experiments.trial import TRIAL_KEYS, run_trial, trial_config
 
 
 def trial_overrides() -> list[str]:
-    """The command-line overrides that change trials (dataset/model/protocol/seed), to pass on to a figure's grid."""
+    """The command-line overrides that change trials (dataset/model/protocol/seed), passed on to a figure."""
     keep = []
     for override in HydraConfig.get().overrides.task:
         key = override.lstrip("~+").split("=", 1)[0].split(".", 1)[0]

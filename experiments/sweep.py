@@ -24,8 +24,7 @@ class SweepReport:
 
     def __str__(self) -> str:
         text = (
-            f"{self.total} trials: {self.skipped} already finished, {self.finished} run now, "
-            f"{len(self.failed)} failed"
+            f"{self.total} trials: {self.skipped} already finished, {self.finished} run now, {len(self.failed)} failed"
         )
         return text + "".join(f"\n  failed: {name}" for name in self.failed)
 
@@ -43,7 +42,7 @@ def unique_trials(trials: list[dict]) -> list[dict]:
 def run_sweep(
     trials: list[dict], tracker: Tracker, experiment: str, n_jobs: int = 1, tags: dict | None = None
 ) -> SweepReport:
-    """Run the trials without a finished run in ``experiment``; a failing trial is logged FAILED and the rest go on."""
+    """Run the trials with no finished run in ``experiment``; a failing trial is logged FAILED, the rest go on."""
     trials = unique_trials(trials)
     finished = tracker.finished_runs(experiment)
     todo = [t for t in trials if trial_hash(t) not in finished]

@@ -89,7 +89,7 @@ class Tracker:
         return cls(cfg.uri, cfg.get("artifact_root"))
 
     def experiment_id(self, name: str) -> str:
-        """The experiment's id, created on first use (artifacts under artifact_root/<name> for a local store)."""
+        """The experiment's id, created on first use (a local store keeps artifacts in artifact_root/<name>)."""
         if name not in self._experiment_ids:
             experiment = self.client.get_experiment_by_name(name)
             if experiment is not None:
@@ -104,7 +104,10 @@ class Tracker:
         runs, token = [], None
         while True:
             page = self.client.search_runs(
-                [experiment_id], filter_string, max_results=1000, order_by=["attributes.start_time DESC"],
+                [experiment_id],
+                filter_string,
+                max_results=1000,
+                order_by=["attributes.start_time DESC"],
                 page_token=token,
             )
             runs.extend(page)
@@ -152,7 +155,7 @@ class Tracker:
             Metric(column, float(value), now, int(step))
             for column in curves.columns
             if column != "step"
-            for step, value in zip(curves["step"], curves[column])
+            for step, value in zip(curves["step"], curves[column], strict=False)
             if math.isfinite(value)
         ]
         metrics += [
@@ -196,8 +199,12 @@ class Tracker:
         run = self.client.create_run(
             self.experiment_id(experiment),
             run_name=f"figure {figure_id}",
-            tags={**tags, "kind": "figure", "git_commit": self.commit,
-                  "claims_passed": f"{sum(c['passed'] for c in claims)}/{len(claims)}"},
+            tags={
+                **tags,
+                "kind": "figure",
+                "git_commit": self.commit,
+                "claims_passed": f"{sum(c['passed'] for c in claims)}/{len(claims)}",
+            },
         )
         run_id = run.info.run_id
         for path in files:

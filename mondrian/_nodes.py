@@ -48,7 +48,7 @@ def empty_tree(n_features: int, capacity: int = 16) -> TreeArrays:
 
 @numba.njit(cache=True, nogil=True)
 def _grown(a, capacity, fill):
-    out = np.full((capacity,) + a.shape[1:], fill, a.dtype)
+    out = np.full((capacity,) + a.shape[1:], fill, a.dtype)  # noqa: RUF005 (numba has no starred tuples)
     out[: a.shape[0]] = a
     return out
 

@@ -4,6 +4,7 @@ Results never depend on n_jobs, float for float: a tree's kernel always runs on 
 own random stream, and sums over trees are always taken in tree order.
 """
 
+import itertools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -31,7 +32,7 @@ def row_blocks(n_rows: int, n_jobs) -> list[slice]:
     """Contiguous row ranges, one per thread."""
     n_blocks = max(1, min(effective_n_jobs(n_jobs), n_rows))
     bounds = np.linspace(0, n_rows, n_blocks + 1).astype(int)
-    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    return [slice(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def sum_over_trees(fn: Callable, trees: Sequence, shape: tuple[int, ...], n_jobs) -> np.ndarray:

@@ -110,9 +110,7 @@ def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
         lower = tree.box_lower[j]
         upper = tree.box_upper[j]
         _data_range(X, samples, start, end, lower, upper)
-        time, dim, threshold = sample_split(
-            lower, upper, parent_time(tree.parent, tree.split_time, j), lifetime, rng
-        )
+        time, dim, threshold = sample_split(lower, upper, parent_time(tree.parent, tree.split_time, j), lifetime, rng)
         if time == np.inf:
             for k in range(start, end):
                 leaf_of[samples[k]] = j

@@ -25,6 +25,11 @@ from mondrian.tree import MondrianTree
 _PROGRESSIVE_BLOCK = 4096
 
 
+def _writeable(X: np.ndarray) -> np.ndarray:
+    """X itself, or a copy if it is read-only (a memmap): numba would compile every kernel again for it."""
+    return X if X.flags.writeable else X.copy()
+
+
 @contextmanager
 def _unchanged_on_failure(estimator):
     """Restore the estimator's attributes if the block raises (validation sets some before failing)."""
@@ -70,9 +75,19 @@ class _MondrianForest(BaseEstimator):
             raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
         return check_lifetime(self.lifetime)
 
+    def _check_unchanged(self, lifetime: float) -> None:
+        """partial_fit extends the trees it started with: their number and lifetime cannot change midway."""
+        started = (len(self.trees_), self.trees_[0].lifetime)
+        if started != (self.n_estimators, lifetime):
+            raise ValueError(
+                f"n_estimators={self.n_estimators}, lifetime={lifetime} differ from the trees being extended "
+                f"(n_estimators={started[0]}, lifetime={started[1]}); call fit to start again"
+            )
+
     def _validated(self, X, y, classes, reset: bool):
         """Checked float64 X and encoded targets; sets n_features_in_ (and classes_) when reset."""
         X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, order="C", y_numeric=not self._onehot)
+        X = _writeable(X)
         self._validate_targets(y)
         targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
         return X, targets
@@ -106,6 +121,8 @@ class _MondrianForest(BaseEstimator):
         first = not hasattr(self, "trees_")
         with _unchanged_on_failure(self):
             lifetime = self._check_params()
+            if not first:
+                self._check_unchanged(lifetime)
             X, targets = self._validated(X, y, classes, reset=first)
             # inside the guard: a bad random_state raises here, after validation set n_features_in_
             trees = self._new_trees(X.shape[1], lifetime) if first else self.trees_
@@ -139,7 +156,7 @@ class _MondrianForest(BaseEstimator):
 
     def _mean_prediction(self, X) -> np.ndarray:
         check_is_fitted(self, "trees_")
-        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
+        X = _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
         out = np.zeros((X.shape[0], self._n_outputs))
 
         def predict_rows(rows: slice):
@@ -183,8 +200,8 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForest):
         unknown = self.classes_[index] != y
         if unknown.any():
             raise ValueError(
-                f"y contains labels not seen before: {np.unique(np.asarray(y)[unknown])!r}; "
-                f"known classes are {self.classes_!r}. Pass every label with classes= on the first partial_fit."
+                f"y contains labels not in classes_: {np.unique(np.asarray(y)[unknown])!r}; "
+                f"classes_ is {self.classes_!r}. Pass every label with classes= on the first partial_fit."
             )
         return index.astype(np.float64)
 
@@ -200,7 +217,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForest):
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
     def partial_fit(self, X, y, classes=None):
-        """Extend every tree with (X, y) online. ``classes`` lists all labels (default: those of this first y)."""
+        """Extend every tree with (X, y) online. ``classes``: all labels (default: those of the first y)."""
         return self._partial_fit(X, y, classes)
 
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:

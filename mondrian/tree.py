@@ -5,6 +5,8 @@ Also the entry point to the Mondrian process itself: ``sample_mondrian`` draws M
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from mondrian._nodes import (
@@ -60,9 +62,7 @@ class MondrianTree:
         """The node arrays in use, by name (a copy)."""
         n = self.n_nodes
         return {
-            name: getattr(self.nodes, name)[:n].copy()
-            for name in TreeArrays._fields
-            if name not in ("n_nodes", "root")
+            name: getattr(self.nodes, name)[:n].copy() for name in TreeArrays._fields if name not in ("n_nodes", "root")
         }
 
     def is_leaf(self, lifetime: float | None = None) -> np.ndarray:
@@ -91,7 +91,7 @@ class MondrianTree:
     def pruned(self, lifetime: float) -> tuple[MondrianTree, np.ndarray]:
         """The tree pruned at ``lifetime`` (statistics dropped) and, per node, the node it comes from."""
         nodes, origin = prune(self.nodes, check_lifetime(lifetime))
-        return MondrianTree(nodes, self.rng, min(lifetime, self.lifetime)), origin
+        return MondrianTree(nodes, copy.deepcopy(self.rng), min(lifetime, self.lifetime)), origin
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -99,7 +99,7 @@ class MondrianTree:
         state["nodes"] = TreeArrays(
             *(
                 a if name in ("n_nodes", "root") else a[:n].copy()
-                for name, a in zip(TreeArrays._fields, self.nodes)
+                for name, a in zip(TreeArrays._fields, self.nodes, strict=False)
             )
         )
         state["stats"] = self.stats[:n].copy()

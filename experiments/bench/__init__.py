@@ -27,8 +27,9 @@ def machine() -> str:
     import sklearn
 
     return (
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, numba {numba.__version__}, scikit-learn {sklearn.__version__}"
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
+        f"scikit-learn {sklearn.__version__}"
     )
 
 

@@ -16,31 +16,56 @@ from experiments.bench import best_time
 from mondrian import MondrianForestClassifier
 
 
-def run(n_samples: int = 20_000, n_features: int = 16, n_trees: int = 10, n_batches: int = 100,
-        n_jobs_list=(1, 2), repeats: int = 3) -> pd.DataFrame:
+def _timings(X, y, n_trees: int, n_batches: int, n_jobs: int, repeats: int) -> dict[str, float]:
+    batches = np.array_split(np.arange(len(X)), n_batches)
+
+    def mondrian_partial_fit():
+        model = MondrianForestClassifier(n_trees, random_state=0, n_jobs=n_jobs)
+        for rows in batches:
+            model.partial_fit(X[rows], y[rows], classes=[0, 1])
+        return model
+
+    def extra_trees_fit():
+        return ExtraTreesClassifier(n_trees, random_state=0, n_jobs=n_jobs).fit(X, y)
+
+    mondrian, extra = mondrian_partial_fit(), extra_trees_fit()  # the first call also loads the kernels
+    return {
+        f"MF partial_fit, {n_batches} mini-batches": best_time(mondrian_partial_fit, repeats),
+        "ExtraTrees fit once": best_time(extra_trees_fit, repeats),
+        "MF predict_proba": best_time(lambda: mondrian.predict_proba(X), repeats),
+        "ExtraTrees predict_proba": best_time(lambda: extra.predict_proba(X), repeats),
+    }
+
+
+def run(
+    n_samples: int = 20_000,
+    n_features: int = 16,
+    n_trees: int = 10,
+    n_batches: int = 100,
+    n_jobs_list=(1, 2),
+    repeats: int = 3,
+) -> pd.DataFrame:
     X, y = make_classification(n_samples, n_features, n_informative=8, random_state=0)
-    batches = np.array_split(np.arange(n_samples), n_batches)
-    per_tree_sample = 1e6 / (n_trees * n_samples)  # seconds -> microseconds per tree per sample
+    microseconds = 1e6 / (n_trees * n_samples)  # seconds -> microseconds per tree per sample
     rows = []
     for n_jobs in n_jobs_list:
-        def mondrian_partial_fit():
-            model = MondrianForestClassifier(n_trees, random_state=0, n_jobs=n_jobs)
-            for rows_ in batches:
-                model.partial_fit(X[rows_], y[rows_], classes=[0, 1])
-            return model
-
-        mondrian = mondrian_partial_fit()  # also compiles / loads the kernels before timing
-        extra = ExtraTreesClassifier(n_trees, random_state=0, n_jobs=n_jobs).fit(X, y)
-        timings = {
-            "MF partial_fit, 100 mini-batches": best_time(mondrian_partial_fit, repeats),
-            "ExtraTrees fit once": best_time(lambda: ExtraTreesClassifier(n_trees, random_state=0, n_jobs=n_jobs).fit(X, y), repeats),
-            "MF predict_proba": best_time(lambda: mondrian.predict_proba(X), repeats),
-            "ExtraTrees predict_proba": best_time(lambda: extra.predict_proba(X), repeats),
-        }
+        timings = _timings(X, y, n_trees, n_batches, n_jobs, repeats)
         for name, seconds in timings.items():
-            rows.append({"n_jobs": n_jobs, "what": name, "seconds": seconds, "us per tree per sample": seconds * per_tree_sample})
-        rows.append({"n_jobs": n_jobs, "what": "ratio MF partial_fit / ExtraTrees fit",
-                     "seconds": np.nan, "us per tree per sample": timings["MF partial_fit, 100 mini-batches"] / timings["ExtraTrees fit once"]})
-        rows.append({"n_jobs": n_jobs, "what": "ratio MF predict / ExtraTrees predict",
-                     "seconds": np.nan, "us per tree per sample": timings["MF predict_proba"] / timings["ExtraTrees predict_proba"]})
+            rows.append(
+                {
+                    "n_jobs": n_jobs,
+                    "what": name,
+                    "seconds": seconds,
+                    "us per tree per sample": seconds * microseconds,
+                }
+            )
+        fit, extra_fit, predict, extra_predict = timings.values()
+        rows.append({"n_jobs": n_jobs, "what": "ratio MF partial_fit / ExtraTrees fit", "ratio": fit / extra_fit})
+        rows.append(
+            {
+                "n_jobs": n_jobs,
+                "what": "ratio MF predict / ExtraTrees predict",
+                "ratio": predict / extra_predict,
+            }
+        )
     return pd.DataFrame(rows)

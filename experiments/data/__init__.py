@@ -1,7 +1,7 @@
 """Datasets for the harness: the Dataset value and the loaders a dataset config names."""
 
-from omegaconf import DictConfig
 from hydra.utils import instantiate
+from omegaconf import DictConfig
 
 from experiments.data.dataset import Dataset
 

@@ -55,9 +55,7 @@ class Dataset:
         return h.hexdigest()
 
 
-def split(
-    name: str, task: str, X, y, test_size: float, seed: int, feature_names=(), **metadata
-) -> Dataset:
+def split(name: str, task: str, X, y, test_size: float, seed: int, feature_names=(), **metadata) -> Dataset:
     """A Dataset from full arrays, with a random train/test split (stratified for classification)."""
     from sklearn.model_selection import train_test_split
 

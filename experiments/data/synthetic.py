@@ -34,7 +34,7 @@ def linear(n_samples: int = 1000, noise: float = 2.0, test_size: float = 0.3, se
 
 
 def hoelder_function(X: np.ndarray, beta: float) -> np.ndarray:
-    """f(x) = ||x - 1/2||_2^beta: beta-Hoelder on [0,1]^d (Lipschitz for beta = 1), and no smoother at the centre."""
+    """f(x) = ||x - 1/2||_2^beta: beta-Hoelder on [0,1]^d (Lipschitz for beta = 1), no smoother at the centre."""
     return np.linalg.norm(X - 0.5, axis=1) ** beta
 
 
@@ -51,7 +51,7 @@ def hoelder(
     test_size: float = 0.3,
     seed: int = 0,
 ):
-    """Regression y = f(x) + N(0, noise^2), x ~ U[0,1]^d, f = ||x - 1/2||^beta (beta in (0, 1]: Hoelder; 1: Lipschitz)."""
+    """Regression y = ||x - 1/2||^beta + N(0, noise^2), x ~ U[0,1]^d (beta in (0, 1]; 1 is Lipschitz)."""
     if not 0 < beta <= 1:
         raise ValueError(f"beta must lie in (0, 1], got {beta}")
     rng = np.random.default_rng(seed)
@@ -61,7 +61,7 @@ def hoelder(
 
 
 def smooth(n_samples: int, n_features: int = 1, noise: float = 0.1, test_size: float = 0.3, seed: int = 0):
-    """Regression y = mean_j sin(2 pi x_j) + N(0, noise^2), x ~ U[0,1]^d (smoothness s = 2 in MGS20's sense)."""
+    """Regression y = mean_j sin(2 pi x_j) + N(0, noise^2), x ~ U[0,1]^d (smoothness s = 2 of MGS20)."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(size=(n_samples, n_features))
     y = smooth_function(X) + noise * rng.standard_normal(n_samples)

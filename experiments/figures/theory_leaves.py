@@ -29,9 +29,7 @@ def table(runs) -> pd.DataFrame:
 
 def plot(runs, spec) -> plt.Figure:
     t = table(runs)
-    fig, (ax, ax_dev) = plt.subplots(
-        2, 1, figsize=(6.5, 7), sharex=True, gridspec_kw={"height_ratios": [2, 1]}
-    )
+    fig, (ax, ax_dev) = plt.subplots(2, 1, figsize=(6.5, 7), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     for k, (dim, part) in enumerate(t.groupby("dim")):
         color = f"C{k}"
         grid = np.geomspace(part["lifetime"].min(), part["lifetime"].max(), 200)
@@ -39,8 +37,14 @@ def plot(runs, spec) -> plt.Figure:
         ax.plot(part["lifetime"], part["mean"], "o", ms=4, color=color, label=f"d = {dim}: Monte Carlo mean")
         offset = 1 + 0.04 * (k - 1)  # side by side, so that the intervals do not hide each other
         ax_dev.errorbar(
-            part["lifetime"] * offset, part["mean"] / part["exact"] - 1, yerr=1.96 * part["se"] / part["exact"],
-            fmt="o", ms=4, color=color, capsize=3, label=f"d = {dim}",
+            part["lifetime"] * offset,
+            part["mean"] / part["exact"] - 1,
+            yerr=1.96 * part["se"] / part["exact"],
+            fmt="o",
+            ms=4,
+            color=color,
+            capsize=3,
+            label=f"d = {dim}",
         )
     ax.set(xscale="log", yscale="log", ylabel="number of leaves")
     low, high = int(t["replicates"].min()), int(t["replicates"].max())
@@ -61,9 +65,9 @@ def claims(runs, spec) -> list[Claim]:
     p_value = float(stats.chi2.sf(chi2, df=len(t)))
     return [
         Claim(
-            "E[#leaves of MP(lam, [0,1]^d)] = (1 + lam)^d: the exact value lies in the 95% interval at most points",
+            "E[#leaves of MP(lam, [0,1]^d)] = (1 + lam)^d: the exact value is in the 95% interval at most points",
             passed=bool(inside >= 0.85),
-            measured=f"{int(round(inside * len(t)))}/{len(t)} points inside, max |z| = {t['z'].abs().max():.2f}",
+            measured=f"{round(inside * len(t))}/{len(t)} inside, max |z| = {t['z'].abs().max():.2f}",
         ),
         Claim(
             "the Monte Carlo means agree with (1 + lam)^d jointly (chi-square of the z-scores, p > 0.001)",

@@ -7,6 +7,7 @@ After each mini-batch: test metrics and the cumulative training time.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 
@@ -39,9 +40,14 @@ def scores_on_test(estimator, dataset: Dataset) -> dict[str, float]:
 
 
 def run(
-    model: Callable, dataset: Dataset, seed: int, n_batches: int = 10, shuffle: bool = True, refit: str = "auto"
+    model: Callable,
+    dataset: Dataset,
+    seed: int,
+    n_batches: int = 10,
+    shuffle: bool = True,
+    refit: str = "auto",
 ) -> TrialResult:
-    """Learn the training data in ``n_batches`` growing fractions; ``refit='always'`` re-fits even online models."""
+    """Learn the training data in ``n_batches`` growing fractions (``refit='always'``: re-fit online models too)."""
     if refit not in REFIT_CHOICES:
         raise ValueError(f"refit must be one of {REFIT_CHOICES}, got {refit!r}")
     if len(dataset.X_test) == 0:
@@ -55,13 +61,20 @@ def run(
     online = refit == "auto" and hasattr(estimator, "partial_fit")
     fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
     rows, train_time = [], 0.0
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         start = time.perf_counter()
         if online:
             estimator.partial_fit(X[a:b], y[a:b], **fit_kwargs)
         else:
             estimator = model().fit(X[:b], y[:b])
         train_time += time.perf_counter() - start
-        rows.append({"step": int(b), "fraction": b / len(X), "train_time": train_time, **scores_on_test(estimator, dataset)})
+        rows.append(
+            {
+                "step": int(b),
+                "fraction": b / len(X),
+                "train_time": train_time,
+                **scores_on_test(estimator, dataset),
+            }
+        )
     curves = pd.DataFrame(rows)
     return TrialResult(curves=curves, summary=curves.iloc[-1].drop("step").to_dict())

@@ -49,7 +49,7 @@ def run(model: Callable, dataset: Dataset, seed: int, log_every: int = 100, shuf
     steps = np.unique(np.r_[np.arange(log_every, len(X), log_every), len(X)])
     losses, correct, elapsed = [], [], []
     start = time.perf_counter()
-    for a, b in zip(np.r_[0, steps[:-1]], steps):
+    for a, b in zip(np.r_[0, steps[:-1]], steps, strict=False):
         prediction = _progressive(estimator, X[a:b], y[a:b], classes, classification)
         elapsed.append(time.perf_counter() - start)
         if classification:

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from mondrian import MondrianTree, sample_mondrian
 from experiments.protocols.result import TrialResult
+from mondrian import MondrianTree, sample_mondrian
 
 
 def _partitions(dim: int, lifetime: float, replicates: int, seed: int, label: str):
@@ -37,7 +37,9 @@ def leaf_count(dim: int, lifetime: float, replicates: int, seed: int) -> TrialRe
     )
 
 
-def cell_law(dim: int, lifetime: float, point: list[float], others: list[list[float]], replicates: int, seed: int) -> TrialResult:
+def cell_law(
+    dim: int, lifetime: float, point: list[float], others: list[list[float]], replicates: int, seed: int
+) -> TrialResult:
     """The cell of MP(lifetime, [0,1]^dim) containing ``point``: distances to its sides, and same-cell events.
 
     Table ``sides``: per replicate, x_j - L_j and R_j - x_j for each dimension j.
@@ -66,9 +68,7 @@ def cell_law(dim: int, lifetime: float, point: list[float], others: list[list[fl
             "exact": np.exp(-lifetime * distance),
         }
     )
-    return TrialResult(
-        summary={"replicates": float(replicates)}, tables={"sides": sides, "same_cell": same_cell}
-    )
+    return TrialResult(summary={"replicates": float(replicates)}, tables={"sides": sides, "same_cell": same_cell})
 
 
 def partition_table(tree: MondrianTree) -> pd.DataFrame:

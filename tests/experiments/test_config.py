@@ -43,7 +43,10 @@ def test_trial_hash_ignores_n_jobs_and_int_float_spelling():
     "overrides, name",
     [
         (["dataset=moons", "model=mondrian_classifier", "seed=2"], "moons/MF/seed=2"),
-        (["~dataset", "~model", "protocol=leaf_count", "protocol.run.dim=3"], "leaf_count(dim=3,lifetime=2.0,replicates=1000)/seed=0"),
+        (
+            ["~dataset", "~model", "protocol=leaf_count", "protocol.run.dim=3"],
+            "leaf_count(dim=3,lifetime=2.0,replicates=1000)/seed=0",
+        ),
     ],
 )
 def test_run_names_are_readable(overrides, name):

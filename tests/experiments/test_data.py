@@ -4,12 +4,23 @@ import numpy as np
 import pytest
 
 from experiments.config import compose
-from experiments.data import Dataset, load_dataset
-from experiments.data import synthetic
+from experiments.data import Dataset, load_dataset, synthetic
 from experiments.data.bundled import bundled
 
-CONFIGS = ["moons", "circles", "linear", "friedman5", "friedman10", "hoelder", "smooth",
-           "iris", "wine", "breast_cancer", "digits", "diabetes"]
+CONFIGS = [
+    "moons",
+    "circles",
+    "linear",
+    "friedman5",
+    "friedman10",
+    "hoelder",
+    "smooth",
+    "iris",
+    "wine",
+    "breast_cancer",
+    "digits",
+    "diabetes",
+]
 
 
 @pytest.mark.parametrize("name", CONFIGS)

@@ -13,7 +13,10 @@ FIGURES = {"mgs20-fig1": 1, "theory-leaves": 9, "theory-cell": 1}
 def run_cli(*overrides, cwd):
     return subprocess.run(
         [sys.executable, "-m", "experiments.run", *overrides],
-        cwd=cwd, capture_output=True, text=True, timeout=600,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -47,7 +50,9 @@ def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_s
     (figure_run,) = figure_runs
     artifacts = {a.path for a in client.list_artifacts(figure_run.info.run_id)}
     assert {f"{figure_id}.png", f"{figure_id}.pdf", "claims.json"} <= artifacts
-    claims = json.load(open(client.download_artifacts(figure_run.info.run_id, "claims.json", str(tmp_path))))["claims"]
+    claims_file = client.download_artifacts(figure_run.info.run_id, "claims.json", str(tmp_path))
+    with open(claims_file) as f:
+        claims = json.load(f)["claims"]
     assert claims and all(("PASS" if c["passed"] else "FAIL") in done.stdout for c in claims)
     # the figure's own claims hold at the quick profile's fixed seeds
     assert all(c["passed"] for c in claims), claims
@@ -59,8 +64,14 @@ def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_s
 
 @pytest.mark.slow
 def test_adhoc_trial_from_the_command_line(tmp_path, cli_store):
-    done = run_cli("dataset=moons", "model=mondrian_classifier", "protocol=fractions", "dataset.load.n_samples=400",
-                   *cli_store, cwd=tmp_path)
+    done = run_cli(
+        "dataset=moons",
+        "model=mondrian_classifier",
+        "protocol=fractions",
+        "dataset.load.n_samples=400",
+        *cli_store,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "moons/MF/seed=0: run" in done.stdout and "accuracy =" in done.stdout
     client = MlflowClient(f"sqlite:///{tmp_path}/mlflow.db")

@@ -41,7 +41,13 @@ def test_online_compiled_loop_equals_one_call_per_sample():
 
 def test_online_first_prediction_is_uniform_and_losses_are_running_means():
     data = synthetic.moons(n_samples=100, test_size=0.0, seed=0)
-    result = online.run(lambda: MondrianForestClassifier(n_estimators=3, random_state=0), data, seed=0, log_every=1, shuffle=False)
+    result = online.run(
+        lambda: MondrianForestClassifier(n_estimators=3, random_state=0),
+        data,
+        seed=0,
+        log_every=1,
+        shuffle=False,
+    )
     assert result.curves["average_log_loss"].iloc[0] == pytest.approx(np.log(2))
     assert result.curves["average_accuracy"].between(0, 1).all()
     assert result.curves["train_time"].is_monotonic_increasing
@@ -49,10 +55,21 @@ def test_online_first_prediction_is_uniform_and_losses_are_running_means():
 
 def test_online_regression_and_sklearn_online_models():
     data = synthetic.friedman(300, test_size=0.0, seed=0)
-    result = online.run(lambda: MondrianForestRegressor(n_estimators=3, random_state=0), data, seed=0, log_every=1, shuffle=False)
+    result = online.run(
+        lambda: MondrianForestRegressor(n_estimators=3, random_state=0),
+        data,
+        seed=0,
+        log_every=1,
+        shuffle=False,
+    )
     assert result.curves["average_mse"].iloc[0] == pytest.approx(data.y_train[0] ** 2)  # the prior predicts 0
     assert result.curves["average_mse"].iloc[-1] < result.curves["average_mse"].iloc[9]
-    sgd = online.run(lambda: SGDClassifier(loss="log_loss", random_state=0), bundled("iris", test_size=0.0), seed=0, log_every=50)
+    sgd = online.run(
+        lambda: SGDClassifier(loss="log_loss", random_state=0),
+        bundled("iris", test_size=0.0),
+        seed=0,
+        log_every=50,
+    )
     assert len(sgd.curves) == 3
 
 
@@ -70,7 +87,13 @@ def test_fractions_online_models_learn_increments_batch_models_refit():
         assert result.curves["train_time"].is_monotonic_increasing
         assert result.curves["accuracy"].iloc[-1] > 0.8
     # refit="always" treats the online model as a batch one: its last model is a fit on all the data
-    refit = fractions.run(lambda: MondrianForestClassifier(n_estimators=5, random_state=0), data, seed=0, n_batches=5, refit="always")
+    refit = fractions.run(
+        lambda: MondrianForestClassifier(n_estimators=5, random_state=0),
+        data,
+        seed=0,
+        n_batches=5,
+        refit="always",
+    )
     X = data.X_train[np.random.default_rng(0).permutation(len(data.X_train))]
     y = data.y_train[np.random.default_rng(0).permutation(len(data.y_train))]
     final = MondrianForestClassifier(n_estimators=5, random_state=0).fit(X, y).score(data.X_test, data.y_test)
@@ -81,8 +104,15 @@ def test_fractions_aligns_probabilities_when_a_prefix_misses_classes():
     X = np.arange(40, dtype=float)[:, None]
     y = np.repeat([0, 1, 2, 3], 10)
     from experiments.data.dataset import Dataset
+
     data = Dataset("sorted", "classification", X, y, X, y)
-    result = fractions.run(lambda: RandomForestClassifier(n_estimators=3, random_state=0), data, seed=0, n_batches=4, shuffle=False)
+    result = fractions.run(
+        lambda: RandomForestClassifier(n_estimators=3, random_state=0),
+        data,
+        seed=0,
+        n_batches=4,
+        shuffle=False,
+    )
     assert np.isfinite(result.curves["log_loss"]).all()
     assert result.curves["accuracy"].iloc[0] == 0.25
 

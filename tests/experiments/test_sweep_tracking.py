@@ -24,8 +24,17 @@ def all_runs(tracker, experiment):
 
 
 def test_a_trial_run_holds_params_metrics_tags_and_artifacts(tracker):
-    trial = trial_config(compose(["dataset=moons", "model=mondrian_classifier", "protocol=online",
-                                  "dataset.load.n_samples=300", "protocol.run.log_every=70"]))
+    trial = trial_config(
+        compose(
+            [
+                "dataset=moons",
+                "model=mondrian_classifier",
+                "protocol=online",
+                "dataset.load.n_samples=300",
+                "protocol.run.log_every=70",
+            ]
+        )
+    )
     report = run_sweep([trial], tracker, "exp", n_jobs=1, tags={"figure": "exp"})
     assert (report.finished, report.failed) == (1, [])
     (run,) = all_runs(tracker, "exp")
@@ -83,7 +92,8 @@ def test_failing_trial_is_recorded_and_retried_on_rerun(tracker):
     failed = [r for r in all_runs(tracker, "exp") if r.info.status == "FAILED"]
     assert len(failed) == 1
     path = tracker.client.download_artifacts(failed[0].info.run_id, "traceback.txt")
-    assert "ValueError" in open(path).read()
+    with open(path) as f:
+        assert "ValueError" in f.read()
     again = run_sweep([bad, good], tracker, "exp", n_jobs=1)
     assert (again.skipped, again.finished, len(again.failed)) == (1, 0, 1)
 
@@ -99,6 +109,8 @@ def test_parallel_and_serial_sweeps_give_identical_curves(tmp_path):
     for n_jobs in (1, 2):
         tracker = Tracker(f"sqlite:///{tmp_path}/store{n_jobs}.db", str(tmp_path / f"art{n_jobs}"))
         run_sweep(trials, tracker, "exp", n_jobs=n_jobs)
-        curves.append([r.curves.drop(columns="train_time") for r in tracker.load_runs("exp", [trial_hash(t) for t in trials])])
-    for serial, parallel in zip(*curves):
+        curves.append(
+            [r.curves.drop(columns="train_time") for r in tracker.load_runs("exp", [trial_hash(t) for t in trials])]
+        )
+    for serial, parallel in zip(*curves, strict=False):
         pd.testing.assert_frame_equal(serial, parallel)

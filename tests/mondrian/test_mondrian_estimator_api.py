@@ -113,9 +113,7 @@ def test_same_seed_same_model_for_any_n_jobs(Model, lifetime):
             np.testing.assert_array_equal(p0, p1)
     # A different seed gives a different model.
     other_seed = Model(n_estimators=8, lifetime=lifetime, random_state=4).fit(X, y)
-    assert not np.array_equal(
-        other_seed.trees_[0].arrays()["threshold"], ref[0].trees_[0].arrays()["threshold"]
-    )
+    assert not np.array_equal(other_seed.trees_[0].arrays()["threshold"], ref[0].trees_[0].arrays()["threshold"])
 
 
 @pytest.mark.parametrize("lifetime", [1.0, np.inf])
@@ -187,9 +185,7 @@ def test_tiny_lifetime_predicts_the_global_mean():
     np.testing.assert_allclose(reg.predict(X[:5] + 3.0), y.mean(), rtol=1e-12)
     Xc, yc = classification(n=100, seed=6)
     clf = MondrianForestClassifier(n_estimators=3, lifetime=1e-12, random_state=0).fit(Xc, yc)
-    np.testing.assert_allclose(
-        clf.predict_proba(Xc[:5]), np.tile(np.bincount(yc) / len(yc), (5, 1)), rtol=1e-12
-    )
+    np.testing.assert_allclose(clf.predict_proba(Xc[:5]), np.tile(np.bincount(yc) / len(yc), (5, 1)), rtol=1e-12)
 
 
 def test_string_labels():
@@ -253,9 +249,7 @@ def test_pickle_round_trip_and_continue_learning(Model):
     X, y = classification(n=200, seed=11) if Model is MondrianForestClassifier else regression(n=200, seed=11)
     Q = np.random.default_rng(1).random((40, X.shape[1])) * 2 - 0.5
     model = Model(n_estimators=5, lifetime=4.0, random_state=2, n_jobs=2)
-    model.partial_fit(
-        X[:100], y[:100], **({"classes": np.unique(y)} if Model is MondrianForestClassifier else {})
-    )
+    model.partial_fit(X[:100], y[:100], **({"classes": np.unique(y)} if Model is MondrianForestClassifier else {}))
     copy_ = pickle.loads(pickle.dumps(model))
     assert copy_.get_params() == model.get_params()
     same_trees(model, copy_)
@@ -314,6 +308,9 @@ def failing_calls(task):
         ("bad lifetime str", lambda m: m.set_params(lifetime="long").partial_fit(X, y), "lifetime"),
         ("bad lifetime negative", lambda m: m.set_params(lifetime=-2.0).partial_fit(X, y), "lifetime"),
         ("bad random_state negative", lambda m: m.set_params(random_state=-3).fit(X, y), "random_state"),
+        # partial_fit extends the trees it started with: changing their number or lifetime is refused
+        ("more trees midway", lambda m: m.set_params(n_estimators=6).partial_fit(X, y), "call fit"),
+        ("other lifetime midway", lambda m: m.set_params(lifetime=np.inf).partial_fit(X, y), "call fit"),
         ("bad random_state str", lambda m: m.set_params(random_state="seed").fit(X, y), "random_state"),
         # Fails after validating new data of another shape (attributes set by validation must be rolled back).
         (
@@ -326,13 +323,17 @@ def failing_calls(task):
         calls += [
             ("predict_proba NaN", lambda m: m.predict_proba(nan), "NaN"),
             ("predict_proba features", lambda m: m.predict_proba(X[:, :1]), "features"),
-            ("unknown label", lambda m: m.partial_fit(X[:3], [0, 1, 7]), "not seen before"),
-            ("unknown string label", lambda m: m.partial_fit(X[:2], ["a", "b"]), "not seen before"),
+            ("unknown label", lambda m: m.partial_fit(X[:3], [0, 1, 7]), "not in classes_"),
+            ("unknown string label", lambda m: m.partial_fit(X[:2], ["a", "b"]), "not in classes_"),
             ("classes differ", lambda m: m.partial_fit(X[:3], y[:3], classes=[0, 1, 2, 5]), "differs"),
             ("classes subset", lambda m: m.partial_fit(X[:3], [0, 0, 0], classes=[0, 1]), "differs"),
             ("continuous y", lambda m: m.fit(X, y + 0.5), "continuous"),
             ("progressive NaN", lambda m: m.progressive_predict_proba(nan, y), "NaN"),
-            ("progressive unknown label", lambda m: m.progressive_predict_proba(X[:2], [0, 9]), "not seen"),
+            (
+                "progressive unknown label",
+                lambda m: m.progressive_predict_proba(X[:2], [0, 9]),
+                "not in classes_",
+            ),
         ]
     else:
         y_nan = y.copy()
@@ -410,3 +411,15 @@ def test_predict_before_fit_raises_not_fitted():
             model.predict(X)
     with pytest.raises(NotFittedError):
         MondrianForestClassifier().predict_proba(X)
+
+
+@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+def test_read_only_inputs_give_the_same_model_and_predictions(Model, tmp_path):
+    X, y = classification(n=60, seed=15)
+    memmap = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    memmap[:] = X
+    read_only = np.load(tmp_path / "X.npy", mmap_mode="r")
+    a = Model(n_estimators=3, random_state=0).fit(read_only, y)
+    b = Model(n_estimators=3, random_state=0).fit(X, y)
+    same_trees(a, b)
+    np.testing.assert_array_equal(a.predict(read_only), b.predict(X))

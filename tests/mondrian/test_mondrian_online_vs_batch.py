@@ -63,10 +63,7 @@ def chi2_two_sample(a, b, min_count=20):
 def split_features(trees):
     """Number of splits on each feature, per tree."""
     return np.array(
-        [
-            np.bincount(t.arrays()["feature"][~t.is_leaf()], minlength=t.nodes.box_lower.shape[1])
-            for t in trees
-        ]
+        [np.bincount(t.arrays()["feature"][~t.is_leaf()], minlength=t.nodes.box_lower.shape[1]) for t in trees]
     )
 
 
@@ -180,9 +177,7 @@ def test_batching_of_partial_fit_calls_does_not_change_the_law():
     X = points_2d(100, seed=12)
     lifetime = 5.0
     batch = batch_trees(X, lifetime, 600, seed=3)
-    model = MondrianForestRegressor(n_estimators=600, lifetime=lifetime, random_state=4).fit(
-        X[:30], np.zeros(30)
-    )
+    model = MondrianForestRegressor(n_estimators=600, lifetime=lifetime, random_state=4).fit(X[:30], np.zeros(30))
     for start in range(30, 100, 7):
         model.partial_fit(X[start : start + 7], np.zeros(X[start : start + 7].shape[0]))
     assert_same_law(batch, model.trees_)

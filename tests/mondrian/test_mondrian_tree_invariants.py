@@ -212,9 +212,7 @@ def test_regressor_trees_are_restricted_mondrian_trees(data, lifetime, mode, see
     mode=st.sampled_from(MODES),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchanged(
-    data, queries, lifetime, mode, seed
-):
+def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchanged(data, queries, lifetime, mode, seed):
     X, y = data
     Q = np.array(queries)[:, : X.shape[1]] * 3.0  # also far outside the training range
     model = grow(
@@ -240,9 +238,7 @@ def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchang
     assert vars(model).keys() == attributes.keys() | {"trees_"}
     for k, v in attributes.items():
         assert np.array_equal(getattr(model, k), v)
-    regressor = grow(
-        MondrianForestRegressor(n_estimators=2, lifetime=lifetime, random_state=seed), X, y * 1.0, mode
-    )
+    regressor = grow(MondrianForestRegressor(n_estimators=2, lifetime=lifetime, random_state=seed), X, y * 1.0, mode)
     before = snapshot_trees(regressor)
     prediction = regressor.predict(Q)
     assert np.all((prediction >= y.min()) & (prediction <= y.max()))
@@ -311,11 +307,7 @@ def test_sample_mondrian_is_a_partition_and_pruning_keeps_the_early_splits(box, 
     p = pruned.arrays()
     kept = np.flatnonzero(tree.depths(small) >= 0)
     np.testing.assert_array_equal(np.sort(origin), kept)
-    assert (
-        pruned.n_leaves()
-        == tree.n_leaves(small)
-        == int(np.sum(is_leaf[kept] | (a["split_time"][kept] >= small)))
-    )
+    assert pruned.n_leaves() == tree.n_leaves(small) == int(np.sum(is_leaf[kept] | (a["split_time"][kept] >= small)))
     for k, j in enumerate(origin):
         np.testing.assert_array_equal(p["box_lower"][k], a["box_lower"][j])
         np.testing.assert_array_equal(p["box_upper"][k], a["box_upper"][j])
