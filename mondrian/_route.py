@@ -3,20 +3,18 @@
 import numba
 import numpy as np
 
-from mondrian._nodes import is_leaf
+from mondrian._nodes import NO_NODE, is_leaf
 
 
 @numba.njit(cache=True, nogil=True)
 def leaf_of(tree, x, lifetime):
     """The leaf of the tree pruned at ``lifetime`` whose cell holds x (boxes are not consulted)."""
-    left, right, feature, threshold, split_time = (
-        tree.left,
-        tree.right,
-        tree.feature,
-        tree.threshold,
-        tree.split_time,
-    )
+    left, right, feature, threshold, split_time = (tree.left, tree.right, tree.feature, tree.threshold, tree.split_time)
     j = tree.root[0]
+    if lifetime == np.inf:  # nothing pruned: internal nodes are those with children (one array read less per node)
+        while left[j] != NO_NODE:
+            j = left[j] if x[feature[j]] <= threshold[j] else right[j]
+        return j
     while not is_leaf(left, split_time, j, lifetime):
         j = left[j] if x[feature[j]] <= threshold[j] else right[j]
     return j
