@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from joblib import Parallel, delayed
-from tqdm.auto import tqdm
 
+from experiments.progress import progress
 from experiments.tracking import Tracker
 from experiments.trial import run_trial, trial_hash
 
@@ -50,7 +50,7 @@ def run_sweep(
     if not todo:
         return report
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_trial)(t) for t in todo)
-    for outcome in tqdm(outcomes, total=len(todo), desc=experiment, unit="trial"):
+    for outcome in progress(outcomes, total=len(todo), desc=experiment, unit="trial"):
         tracker.log_outcome(experiment, outcome, tags or {})
         if outcome.error is None:
             report.finished += 1

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
+from experiments.progress import progress
 from experiments.protocols.result import TrialResult
 from mondrian import MondrianTree, sample_mondrian
 
@@ -18,7 +18,7 @@ def _partitions(dim: int, lifetime: float, replicates: int, seed: int, label: st
     """``replicates`` independent MP(lifetime, [0,1]^dim) samples from one seeded stream."""
     rng = np.random.default_rng(seed)
     lower, upper = np.zeros(dim), np.ones(dim)
-    for _ in tqdm(range(replicates), desc=label, leave=False, mininterval=2.0):
+    for _ in progress(range(replicates), desc=label, leave=False, mininterval=2.0):
         yield sample_mondrian(lifetime, lower, upper, random_state=rng)
 
 
