@@ -8,7 +8,9 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from experiments.config import compose, grid_overrides
-from experiments.figures import save_figure
+from experiments.data import DatasetUnavailable, catalog
+from experiments.data.fetch import parsed
+from experiments.figures import note_missing, save_figure
 from experiments.sweep import run_sweep
 from experiments.tracking import Tracker
 from experiments.trial import trial_config, trial_hash
@@ -36,13 +38,46 @@ def output_dir(cfg: DictConfig) -> Path:
     return root if cfg.profile == "paper" else root / cfg.profile
 
 
+def catalog_name(trial: dict) -> str | None:
+    """The catalog dataset a trial loads by name, if any."""
+    load = trial.get("dataset", {}).get("load", {})
+    return load.get("name") if load.get("_target_") == "experiments.data.fetch.load" else None
+
+
+def fetch_datasets(trials: list[dict]) -> dict[str, str]:
+    """Fetch and parse every real dataset of the trials once, before the sweep (so that parallel trials never
+    download the same file); returns the ones that cannot be had, with the reasons."""
+    missing = {}
+    for name in sorted({n for n in map(catalog_name, trials) if n is not None}):
+        if catalog.entry(name).synthetic:
+            continue
+        try:
+            parsed(name)
+        except DatasetUnavailable as error:
+            missing[name] = str(error)
+    return missing
+
+
 def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
-    """Run the figure's missing trials, draw it from the runs, check its claims. Returns an exit status."""
+    """Run the figure's missing trials, draw it from the runs, check its claims. Returns an exit status.
+
+    A dataset that cannot be had stops the figure, unless ``allow_missing=true``: then the figure is drawn without
+    it and says so (a note on the image, a ``missing_datasets`` tag on the figure's run)."""
     figure = cfg.figure
     trials = figure_trials(cfg, trial_overrides)
     tracker = Tracker.from_config(cfg.tracking)
     tags = {"figure": figure.id, "profile": cfg.profile}
     print(f"{figure.id} (profile {cfg.profile}): {len(trials)} trials, runs in {tracker.uri}")
+    missing = fetch_datasets(trials)
+    for reason in missing.values():
+        print(reason)
+    if missing and not cfg.allow_missing:
+        print(f"{figure.id}: stopped; fetch the datasets above or re-run with allow_missing=true to draw without them")
+        return 1
+    if missing:
+        trials = [t for t in trials if catalog_name(t) not in missing]
+        tags["missing_datasets"] = ",".join(missing)
+        print(f"{figure.id}: allow_missing=true, drawn without {', '.join(missing)}")
     report = run_sweep(trials, tracker, figure.id, n_jobs=cfg.launcher.n_jobs, tags=tags)
     print(report)
     runs = tracker.load_runs(figure.id, [trial_hash(t) for t in trials])
@@ -51,7 +86,10 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
         return 1
     module = importlib.import_module(figure.module)
     settings = profile_settings(cfg)
-    files = save_figure(module.plot(runs, settings), output_dir(cfg), figure.id)
+    drawing = module.plot(runs, settings)
+    if missing:
+        note_missing(drawing, list(missing))
+    files = save_figure(drawing, output_dir(cfg), figure.id)
     claims = module.claims(runs, settings)
     print(f"{figure.id}: drawn from {len(runs)} of {len(trials)} trials -> " + ", ".join(str(f) for f in files))
     for claim in claims:

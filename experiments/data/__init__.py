@@ -1,9 +1,10 @@
-"""Datasets for the harness: the Dataset value and the loaders a dataset config names."""
+"""Datasets for the harness: the catalog (``datasets/*.yaml``), its loaders, and the Dataset value they return."""
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from experiments.data.dataset import Dataset
+from experiments.data.fetch import DatasetUnavailable, load
 
 
 def load_dataset(cfg: DictConfig) -> Dataset:
@@ -14,4 +15,4 @@ def load_dataset(cfg: DictConfig) -> Dataset:
     return dataset
 
 
-__all__ = ["Dataset", "load_dataset"]
+__all__ = ["Dataset", "DatasetUnavailable", "load", "load_dataset"]

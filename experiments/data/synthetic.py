@@ -33,6 +33,51 @@ def linear(n_samples: int = 1000, noise: float = 2.0, test_size: float = 0.3, se
     return split("linear", "classification", X, y, test_size, seed, noise=noise)
 
 
+def bsp_sin(n_samples: int = 5000, noise: float = 0.2, test_size: float = 0.3, seed: int = 0):
+    """BSP's 2-D toy (Fan, Li, Sisson 2020, Fig. 5): y = 10 sin(pi x1 x2) + N(0, noise^2), x ~ U[0,1]^2."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n_samples, 2))
+    y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + noise * rng.standard_normal(n_samples)
+    return split("bsp_sin", "regression", X, y, test_size, seed, noise=noise)
+
+
+SIGNALS = ("heavisine", "doppler", "blocks", "bumps")
+# Donoho & Johnstone (1994)'s test signals: jump locations, heights and widths of blocks and bumps.
+_DJ_LOCATIONS = np.array([0.1, 0.13, 0.15, 0.23, 0.25, 0.4, 0.44, 0.65, 0.76, 0.78, 0.81])
+_DJ_BLOCK_HEIGHTS = np.array([4, -5, 3, -4, 5, -4.2, 2.1, 4.3, -3.1, 2.1, -4.2])
+_DJ_BUMP_HEIGHTS = np.array([4, 5, 3, 4, 5, 4.2, 2.1, 4.3, 3.1, 5.1, 4.2])
+_DJ_BUMP_WIDTHS = np.array([0.005, 0.005, 0.006, 0.01, 0.01, 0.03, 0.01, 0.01, 0.005, 0.008, 0.005])
+
+
+def _raw_signal(t: np.ndarray, name: str) -> np.ndarray:
+    if name == "heavisine":
+        return 4 * np.sin(4 * np.pi * t) - np.sign(t - 0.3) - np.sign(0.72 - t)
+    if name == "doppler":
+        return np.sqrt(t * (1 - t)) * np.sin(2 * np.pi * 1.05 / (t + 0.05))
+    offsets = t[:, None] - _DJ_LOCATIONS
+    if name == "blocks":
+        return ((1 + np.sign(offsets)) / 2 * _DJ_BLOCK_HEIGHTS).sum(axis=1)
+    if name == "bumps":
+        return (_DJ_BUMP_HEIGHTS / (1 + np.abs(offsets / _DJ_BUMP_WIDTHS)) ** 4).sum(axis=1)
+    raise ValueError(f"unknown signal {name!r}; choose one of {SIGNALS}")
+
+
+def signal_function(t: np.ndarray, name: str) -> np.ndarray:
+    """A Donoho-Johnstone signal on [0, 1], rescaled to [0, 1] by its range on a fine grid."""
+    grid = _raw_signal(np.linspace(0, 1, 100_001), name)
+    return (_raw_signal(np.asarray(t, dtype=np.float64), name) - grid.min()) / (grid.max() - grid.min())
+
+
+def signal1d(
+    n_samples: int = 5000, signal: str = "doppler", noise: float = 0.03, test_size: float = 0.0, seed: int = 0
+):
+    """1-D regression on a Donoho-Johnstone signal (AMF's Fig. 8): x ~ U[0,1], y = signal(x) + N(0, noise^2)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(size=n_samples)
+    y = signal_function(x, signal) + noise * rng.standard_normal(n_samples)
+    return split(f"signal1d-{signal}", "regression", x[:, None], y, test_size, seed, signal=signal, noise=noise)
+
+
 def hoelder_function(X: np.ndarray, beta: float) -> np.ndarray:
     """f(x) = ||x - 1/2||_2^beta: beta-Hoelder on [0,1]^d (Lipschitz for beta = 1), no smoother at the centre."""
     return np.linalg.norm(X - 0.5, axis=1) ** beta
@@ -68,4 +113,4 @@ def smooth(n_samples: int, n_features: int = 1, noise: float = 0.1, test_size: f
     return split(f"smooth-d{n_features}", "regression", X, y, test_size, seed, noise=noise)
 
 
-__all__ = ["Dataset", "circles", "friedman", "hoelder", "linear", "moons", "smooth"]
+__all__ = ["Dataset", "bsp_sin", "circles", "friedman", "hoelder", "linear", "moons", "signal1d", "smooth"]

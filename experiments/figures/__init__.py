@@ -30,6 +30,11 @@ class Claim:
         return f"{'PASS' if self.passed else 'FAIL'}  {self.statement}  [{self.measured}]"
 
 
+def note_missing(fig: plt.Figure, datasets: list[str]) -> None:
+    """Say on the figure itself which datasets it lacks (drawn with allow_missing=true)."""
+    fig.text(0.01, 0.0, f"missing datasets (allow_missing=true): {', '.join(datasets)}", color="red", fontsize=8)
+
+
 def save_figure(fig: plt.Figure, out_dir: Path, figure_id: str) -> list[Path]:
     """Write the figure as PNG and PDF; returns the two paths."""
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,8 @@ from experiments.data import Dataset, load_dataset, synthetic
 from experiments.data.bundled import bundled
 
 CONFIGS = [
+    "bsp_sin",
+    "signal1d",
     "moons",
     "circles",
     "linear",
@@ -28,7 +30,7 @@ def test_every_dataset_config_loads(name):
     cfg = compose([f"dataset={name}", "seed=1"])
     data = load_dataset(cfg.dataset)
     assert isinstance(data, Dataset)
-    assert np.isfinite(data.X_train).all() and len(data.X_test) > 0
+    assert np.isfinite(data.X_train).all() and len(data.y_train) > 0
     again = load_dataset(compose([f"dataset={name}", "seed=1"]).dataset)
     assert again.content_hash == data.content_hash
 
@@ -52,6 +54,34 @@ def test_hoelder_function_and_noise():
     assert abs(residual.std() - 0.1) < 0.005
     with pytest.raises(ValueError, match="beta"):
         synthetic.hoelder(10, beta=1.5)
+
+
+def test_bsp_sin_toy_has_the_documented_function_and_noise():
+    data = synthetic.bsp_sin(20000, noise=0.2, test_size=0.0, seed=0)
+    X = data.X_train
+    residual = data.y_train - 10 * np.sin(np.pi * X[:, 0] * X[:, 1])
+    assert X.shape == (20000, 2) and abs(residual.std() - 0.2) < 0.01
+
+
+@pytest.mark.parametrize("signal", synthetic.SIGNALS)
+def test_signals_are_rescaled_to_the_unit_interval(signal):
+    grid = np.linspace(0, 1, 10001)
+    values = synthetic.signal_function(grid, signal)
+    assert values.min() == pytest.approx(0, abs=1e-3) and values.max() == pytest.approx(1, abs=1e-3)
+    data = synthetic.signal1d(3000, signal=signal, noise=0.0, seed=2)
+    np.testing.assert_allclose(data.y_train, synthetic.signal_function(data.X_train[:, 0], signal))
+
+
+def test_signals_have_their_shapes():
+    t = np.array([0.05, 0.2, 0.5, 0.9])
+    # heavisine: 4 sin(4 pi t) with jumps at 0.3 and 0.72; blocks: piecewise constant between the jumps
+    np.testing.assert_allclose(
+        synthetic._raw_signal(t, "heavisine"), 4 * np.sin(4 * np.pi * t) - np.sign(t - 0.3) - np.sign(0.72 - t)
+    )
+    np.testing.assert_allclose(synthetic._raw_signal(np.array([0.05, 0.11, 0.5]), "blocks"), [0, 4, 0.9])
+    assert synthetic._raw_signal(np.array([0.1]), "bumps")[0] > 4  # a bump peaks at its location
+    with pytest.raises(ValueError, match="doppler"):
+        synthetic.signal1d(10, signal="sine")
 
 
 def test_classification_split_is_stratified_and_classes_cover_both_parts():

@@ -1,0 +1,116 @@
+"""python -m experiments.data list|fetch|verify [NAME ...] [--paper P | --all]: the catalog from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from experiments.data import catalog
+from experiments.data.catalog import Entry
+from experiments.data.download import sha256_file
+from experiments.data.fetch import DatasetUnavailable, load, parsed
+from experiments.data.sources import expected_hash
+
+
+def shape_of(dataset) -> dict:
+    """The catalog's shape fields measured on a loaded Dataset (with the catalog's default options)."""
+    shape = {"n_features": dataset.n_features}
+    if dataset.metadata.get("predefined_split"):
+        shape |= {"n_train": len(dataset.y_train), "n_test": len(dataset.y_test)}
+    else:
+        shape["n_samples"] = len(dataset.y_train) + len(dataset.y_test)
+    if dataset.task == "classification":
+        shape["n_classes"] = len(dataset.classes)
+    return shape
+
+
+def _cached_files(entry: Entry) -> list[tuple[str, str]]:
+    """(file, state) for every file of the entry's sources that is in the cache."""
+    rows, seen = [], set()
+    for source in entry.sources:
+        for spec in source.files:
+            path = entry.manual_dir / spec.name
+            if path.exists() and spec.name not in seen:  # mirrors of one file share its name
+                seen.add(spec.name)
+                expected = expected_hash(path, spec)
+                actual = sha256_file(path)
+                state = "ok" if actual == expected else ("mismatch" if expected else "no hash")
+                pinned = "pinned" if spec.sha256 else "unpinned (hash recorded at first download)"
+                rows.append((spec.name, f"{state}, {pinned}"))
+    return rows
+
+
+def _selected(args) -> list[Entry]:
+    if args.names:
+        return [catalog.entry(n) for n in args.names]
+    return catalog.entries(args.paper)
+
+
+def cmd_list(args) -> int:
+    rows = []
+    for entry in _selected(args):
+        if entry.synthetic:
+            cached = "generated"
+        else:
+            parsed_files = list(entry.manual_dir.glob("parsed-*.npz"))
+            files = _cached_files(entry)
+            cached = f"{len(files)} file(s)" + (", parsed" if parsed_files else "") if files or parsed_files else "-"
+        shape = ", ".join(f"{k}={v}" for k, v in entry.shape.items())
+        rows.append((entry.name, entry.task, " ".join(entry.papers), shape, cached))
+    table = pd.DataFrame(rows, columns=["dataset", "task", "papers", "shape", "cached"])
+    print(table.to_markdown(index=False))
+    print(f"\ncache: {catalog.data_home()}")
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    failed = 0
+    for entry in _selected(args):
+        if entry.synthetic:
+            continue
+        try:
+            found = parsed(entry.name)
+        except DatasetUnavailable as error:
+            print(error, file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{entry.name}: {found.source.describe()} -> {found.path}")
+    return 1 if failed else 0
+
+
+def cmd_verify(args) -> int:
+    rows, failed = [], 0
+    for entry in _selected(args):
+        if entry.synthetic:
+            continue
+        files = _cached_files(entry)
+        bad = [f"{name}: {state}" for name, state in files if not state.startswith("ok")]
+        try:
+            measured = shape_of(load(entry.name, download=False))
+        except DatasetUnavailable:
+            rows.append((entry.name, "not cached", "", "; ".join(bad)))
+            failed += bool(bad)
+            continue
+        differs = {k: (v, measured.get(k)) for k, v in entry.shape.items() if measured.get(k) != v}
+        verdict = "ok" if not differs and not bad else "MISMATCH"
+        failed += verdict != "ok"
+        shape = ", ".join(f"{k}={v}" for k, v in measured.items())
+        detail = "; ".join(bad + [f"{k}: catalog {a}, loaded {b}" for k, (a, b) in differs.items()])
+        rows.append((entry.name, verdict, shape, detail or (f"{len(files)} file(s) checked" if files else "parsed")))
+    print(pd.DataFrame(rows, columns=["dataset", "verdict", "loaded shape", "detail"]).to_markdown(index=False))
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.data", description=__doc__)
+    parser.add_argument("command", choices=["list", "fetch", "verify"])
+    parser.add_argument("names", nargs="*", help="catalog names (default: all, or those of --paper)")
+    parser.add_argument("--paper", choices=["lrt14", "mgs17", "mgs20", "amf", "bsp"], help="only this paper's")
+    args = parser.parse_args(argv)
+    return {"list": cmd_list, "fetch": cmd_fetch, "verify": cmd_verify}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Obtaining a source's files into the cache, checked by sha256: over HTTP, from an installed PyPI distribution
+(read from its files, never imported), or through the ``openml`` package."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import shutil
+from pathlib import Path
+
+from experiments.data.catalog import Entry, FileSpec, Source, data_home
+from experiments.data.download import DownloadError, download, sha256_file
+
+
+class SourceError(RuntimeError):
+    """This source cannot provide the dataset (the message says why)."""
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def expected_hash(path: Path, spec: FileSpec) -> str | None:
+    """The pinned sha256, else the one recorded when an unpinned file was first obtained."""
+    if spec.sha256 is not None:
+        return spec.sha256
+    sidecar = _sidecar(path)
+    return sidecar.read_text().strip() if sidecar.exists() else None
+
+
+def _record(path: Path, spec: FileSpec, digest: str) -> None:
+    if spec.sha256 is None:
+        _sidecar(path).write_text(digest + "\n")
+
+
+def check_cached(path: Path, spec: FileSpec) -> str | None:
+    """sha256 of the cached file if it is there and intact; a corrupted or truncated one is deleted (None)."""
+    if not path.exists():
+        return None
+    digest = sha256_file(path)
+    expected = expected_hash(path, spec)
+    if expected is not None and digest != expected:
+        print(f"{path}: sha256 {digest[:12]}... is not the expected {expected[:12]}...; discarded, fetching again")
+        path.unlink()
+        return None
+    _record(path, spec, digest)
+    return digest
+
+
+def _from_distribution(source: Source, spec: FileSpec, dest: Path) -> str:
+    name, _, version = source.distribution.partition("==")
+    how = f" (install it with: {source.install})" if source.install else ""
+    try:
+        dist = importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        raise SourceError(f"distribution {source.distribution} is not installed{how}") from None
+    if version and dist.version != version:
+        raise SourceError(f"distribution {name} {dist.version} is installed, the catalog needs {version}{how}")
+    located = Path(dist.locate_file(spec.path))
+    if not located.is_file():
+        raise SourceError(f"{located} is not in the installed distribution {source.distribution}")
+    part = dest.with_name(dest.name + ".part")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(located, part)
+    digest = sha256_file(part)
+    if spec.sha256 is not None and digest != spec.sha256:
+        part.unlink()
+        raise SourceError(f"{located}: sha256 {digest[:12]}... is not the expected {spec.sha256[:12]}...")
+    os.replace(part, dest)
+    return digest
+
+
+def obtain_files(entry: Entry, source: Source, download_missing: bool = True) -> dict[str, tuple[Path, str]]:
+    """Every file of an http or pypi source, in the cache and verified: name -> (path, sha256).
+    With ``download_missing=False`` an http file that is not in the cache is an error instead of a download."""
+    files = {}
+    for spec in source.files:
+        path = entry.manual_dir / spec.name
+        digest = check_cached(path, spec)
+        if digest is None and source.kind == "http" and not download_missing:
+            raise SourceError(f"{spec.name} is not in the cache {entry.manual_dir}")
+        if digest is None:
+            try:
+                if source.kind == "http":  # an unpinned file must match the hash recorded at its first download
+                    digest = download(spec.url, path, expected_hash(path, spec))
+                else:
+                    digest = _from_distribution(source, spec, path)
+            except DownloadError as error:
+                raise SourceError(str(error)) from error
+            _record(path, spec, digest)
+        files[spec.name] = (path, digest)
+    return files
+
+
+def openml_frame(source: Source):
+    """The dataset of an OpenML source as one DataFrame (features and target), cached by the openml package
+    under the data home; openml checks the file's md5 against the dataset's description."""
+    import openml
+
+    openml.config.set_root_cache_directory(str(data_home() / "openml"))
+    try:
+        dataset = openml.datasets.get_dataset(
+            source.data_id, download_data=True, download_qualities=False, download_features_meta_data=False
+        )
+        frame, *_ = dataset.get_data(dataset_format="dataframe")
+    except Exception as error:  # openml raises many types: network, server, parsing
+        raise SourceError(f"openml data_id={source.data_id}: {type(error).__name__}: {error}") from error
+    return frame
