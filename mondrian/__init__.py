@@ -1,7 +1,15 @@
 """Mondrian-family forests: numba kernels behind scikit-learn estimators."""
 
+from mondrian.amf import AMFClassifier, AMFRegressor
 from mondrian.forest import MondrianForestClassifier, MondrianForestRegressor
 from mondrian.tree import MondrianTree, sample_mondrian
 
-__all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "MondrianTree", "sample_mondrian"]
+__all__ = [
+    "AMFClassifier",
+    "AMFRegressor",
+    "MondrianForestClassifier",
+    "MondrianForestRegressor",
+    "MondrianTree",
+    "sample_mondrian",
+]
 __version__ = "0.1.0"

