@@ -19,14 +19,18 @@ from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 
 
+def _positive_finite(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and 0 < value < np.inf
+
+
 class _AMF(OnlineForest):
     _forecaster = _amf
 
     def _check_forecaster_params(self) -> float:
         if self.prediction not in _amf.PREDICTIONS:
             raise ValueError(f"prediction must be one of {_amf.PREDICTIONS}, got {self.prediction!r}")
-        if isinstance(self.step, bool) or not isinstance(self.step, numbers.Real) or not self.step > 0:
-            raise ValueError(f"step must be a positive number, got {self.step!r}")
+        if not _positive_finite(self.step):
+            raise ValueError(f"step must be a positive finite number, got {self.step!r}")
         if not isinstance(self.use_aggregation, (bool, np.bool_)):
             raise ValueError(f"use_aggregation must be a bool, got {self.use_aggregation!r}")
         return np.inf
@@ -85,8 +89,8 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.n_jobs = n_jobs
 
     def _check_forecaster_params(self) -> float:
-        if isinstance(self.dirichlet, bool) or not isinstance(self.dirichlet, numbers.Real) or not self.dirichlet > 0:
-            raise ValueError(f"dirichlet must be a positive number, got {self.dirichlet!r}")
+        if not _positive_finite(self.dirichlet):
+            raise ValueError(f"dirichlet must be a positive finite number, got {self.dirichlet!r}")
         if not isinstance(self.split_pure, (bool, np.bool_)):
             raise ValueError(f"split_pure must be a bool, got {self.split_pure!r}")
         return super()._check_forecaster_params()
