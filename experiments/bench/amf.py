@@ -1,0 +1,441 @@
+"""AMFClassifier against river's ``forest.AMFClassifier`` and onelearn 0.3.0's ``AMFClassifier``, same run.
+
+Runs only in the benchmark environment (``make bench`` creates ``.venv-bench`` with ``scripts/bench_env.sh``):
+river and onelearn are never dependencies of the project. onelearn 0.3.0 imports ``ComplexWarning`` from
+``numpy.core.numeric``, which numpy 2 no longer has; ``import_onelearn`` puts numpy's own
+``numpy.exceptions.ComplexWarning`` there before importing it (the only change it needs here; nothing on disk is
+patched).
+
+Every learner has the same settings: 10 trees, step 1, dirichlet 0.5, aggregation on, pure leaves not split
+(river: ``n_estimators=10, step=1.0, use_aggregation=True, dirichlet=0.5, split_pure=False``). Each dataset's rows
+are shuffled once with a fixed seed (``SHUFFLE_SEED``); its features are scaled to [0, 1] as the catalog does.
+
+(a) Online progressive validation (predict x_t, then learn (x_t, y_t)): samples per second and average log loss
+    (probabilities clipped at 1e-15). Ours through ``progressive_predict_proba`` on the whole array, and through one
+    ``predict_proba`` + ``partial_fit`` call per sample; onelearn through a compiled loop over its own compiled
+    functions (``tree_classifier_predict``, ``tree_classifier_partial_fit``; onelearn has no such loop itself) and
+    through its API one sample at a time; river through ``predict_proba_one``/``learn_one`` on rows given as dicts.
+    The slow learners (one-sample calls, river) run on a prefix of the stream; the fast ones on the whole stream
+    (up to ``online_rows``), with their log loss on that prefix too, so that every learner is compared on the same
+    rows.
+(b) Batch: fit on a stratified 70/30 split (scaler fitted on the training part), then predict the test part: fit
+    and predict seconds, accuracy, log loss, AUC (one-vs-rest macro average for more than two classes). Ours with
+    n_jobs=1 and 2, onelearn (one ``partial_fit`` on the training array).
+(c) Bytes per node: the sum over the per-node arrays of a row's size (ours: the TreeArrays fields and the AMF
+    statistics row; onelearn: its NodesClassifier arrays), and the bytes each forest holds after (b).
+
+onelearn quirks the benchmark works around: given an int ``random_state``, it re-seeds numba's generator with it
+at every ``partial_fit`` and ``predict_proba`` call, so one-sample calls would draw the same numbers every time;
+the benchmark passes ``random_state=None`` and seeds numba's generator once instead. Before its first
+``partial_fit`` it cannot predict; every learner predicts the uniform distribution for the first row.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import accuracy_score, roc_auc_score
+
+from experiments.data import load
+from mondrian.amf import AMFClassifier
+
+DATASETS = ("letter_amf", "satimage_amf", "spambase", "adult", "sensorless")
+SHUFFLE_SEED = 0
+CLIP = 1e-15
+SETTINGS = {"n_estimators": 10, "step": 1.0, "dirichlet": 0.5, "use_aggregation": True, "split_pure": False}
+
+
+# -- the peers ------------------------------------------------------------------------------------------
+def import_onelearn():
+    """onelearn 0.3.0 under numpy 2: ``checks.py`` does ``from numpy.core.numeric import ComplexWarning``; numpy 2
+    moved the class to ``numpy.exceptions``, so put it back where onelearn looks before importing (a shim: the
+    installed files stay as they are)."""
+    import numpy._core.numeric
+    import numpy.exceptions
+
+    if not hasattr(numpy._core.numeric, "ComplexWarning"):
+        numpy._core.numeric.ComplexWarning = numpy.exceptions.ComplexWarning
+    import onelearn
+
+    return onelearn
+
+
+@dataclass
+class _OneLearnKernels:
+    """onelearn's compiled functions and a compiled progressive loop built from them (numba-compiled here)."""
+
+    classifier: type
+    progressive: object
+    seed: object
+
+
+_KERNELS: _OneLearnKernels | None = None
+
+
+def onelearn_kernels() -> _OneLearnKernels:
+    global _KERNELS
+    if _KERNELS is None:
+        import numba
+
+        onelearn = import_onelearn()
+        from onelearn.sample import add_samples
+        from onelearn.tree_methods import tree_classifier_partial_fit, tree_classifier_predict
+
+        @numba.njit
+        def seed(s):
+            np.random.seed(s)  # noqa: NPY002 (numba's own generator, the one onelearn's kernels draw from)
+
+        @numba.njit
+        def progressive(forest, X, y, out):
+            """out[i] = the forest's probabilities at X[i] (uniform before any data), then learn (X[i], y[i]):
+            forest_classifier_partial_fit and forest_classifier_predict_proba of onelearn, one row at a time."""
+            start = forest.samples.n_samples
+            add_samples(forest.samples, X, y)
+            scores = np.empty(forest.n_classes, np.float32)
+            for i in range(X.shape[0]):
+                if forest.iteration == 0:
+                    out[i] = 1.0 / forest.n_classes
+                else:
+                    out[i] = 0.0
+                    for tree in forest.trees:
+                        tree_classifier_predict(tree, X[i], scores, forest.use_aggregation)
+                        out[i] += scores
+                    out[i] /= forest.n_estimators
+                for tree in forest.trees:
+                    tree_classifier_partial_fit(tree, start + i)
+                forest.iteration += 1
+
+        _KERNELS = _OneLearnKernels(onelearn.AMFClassifier, progressive, seed)
+    return _KERNELS
+
+
+def onelearn_classifier(n_classes: int, seed: int):
+    """onelearn's AMFClassifier with the benchmark's settings; numba's generator seeded once (see module doc)."""
+    kernels = onelearn_kernels()
+    kernels.seed(seed)
+    return kernels.classifier(n_classes=n_classes, random_state=None, n_jobs=1, **SETTINGS)
+
+
+def _onelearn_started(model, n_features: int):
+    """The compiled forest of a fresh onelearn model, created as its first partial_fit would."""
+    model._n_features = n_features
+    model._instantiate_nopython_class()
+    return model.no_python
+
+
+def river_classifier(seed: int):
+    from river import forest
+
+    return forest.AMFClassifier(seed=seed, **SETTINGS)
+
+
+# -- data and metrics -----------------------------------------------------------------------------------
+def stream(name: str, rows: int | None = None):
+    """The dataset's rows shuffled once (SHUFFLE_SEED), the first ``rows`` of them; labels 0..K-1; K."""
+    data = load(name)
+    order = np.random.default_rng(SHUFFLE_SEED).permutation(len(data.y_train))[:rows]
+    return np.ascontiguousarray(data.X_train[order]), data.y_train[order].astype(np.int64), len(data.classes)
+
+
+def losses(proba: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-row log loss of probabilities (rows renormalised; clipped at CLIP)."""
+    proba = np.asarray(proba, dtype=np.float64)
+    proba = proba / proba.sum(axis=1, keepdims=True)
+    return -np.log(np.clip(proba[np.arange(len(y)), y], CLIP, None))
+
+
+def auc(y: np.ndarray, proba: np.ndarray, n_classes: int) -> float:
+    proba = np.asarray(proba, dtype=np.float64)
+    proba = proba / proba.sum(axis=1, keepdims=True)
+    if n_classes == 2:
+        return float(roc_auc_score(y, proba[:, 1]))
+    return float(roc_auc_score(y, proba, multi_class="ovr", average="macro", labels=np.arange(n_classes)))
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+# -- (a) online -----------------------------------------------------------------------------------------
+def ours_progressive(X, y, n_classes, seed, weighting="paper"):
+    model = AMFClassifier(random_state=seed, weighting=weighting, **SETTINGS)
+    return model.progressive_predict_proba(X, y, classes=np.arange(n_classes))
+
+
+def ours_one_sample(X, y, n_classes, seed):
+    model = AMFClassifier(random_state=seed, **SETTINGS)
+    classes = np.arange(n_classes)
+    out = np.empty((len(y), n_classes))
+    out[0] = 1.0 / n_classes
+    model.partial_fit(X[:1], y[:1], classes=classes)
+    for i in range(1, len(y)):
+        out[i] = model.predict_proba(X[i : i + 1])[0]
+        model.partial_fit(X[i : i + 1], y[i : i + 1])
+    return out
+
+
+def onelearn_compiled(X, y, n_classes, seed):
+    model = onelearn_classifier(n_classes, seed)
+    forest = _onelearn_started(model, X.shape[1])
+    out = np.zeros((len(y), n_classes), np.float32)
+    onelearn_kernels().progressive(forest, X.astype(np.float32), y.astype(np.float32), out)
+    return out
+
+
+def onelearn_one_sample(X, y, n_classes, seed):
+    model = onelearn_classifier(n_classes, seed)
+    X, yf = X.astype(np.float32), y.astype(np.float32)
+    out = np.empty((len(y), n_classes))
+    out[0] = 1.0 / n_classes
+    model.partial_fit(X[:1], yf[:1])
+    for i in range(1, len(y)):
+        out[i] = model.predict_proba(X[i : i + 1])[0]
+        model.partial_fit(X[i : i + 1], yf[i : i + 1])
+    return out
+
+
+def river_one_sample(rows, y, n_classes, seed):
+    """rows: the features as dicts (converted before timing). Classes river has not seen get probability 0."""
+    model = river_classifier(seed)
+    out = np.zeros((len(y), n_classes))
+    for i, (x, label) in enumerate(zip(rows, y.tolist(), strict=True)):
+        proba = model.predict_proba_one(x)
+        if proba:
+            for k, p in proba.items():
+                out[i, k] = p
+        else:
+            out[i] = 1.0 / n_classes
+        model.learn_one(x, label)
+    return out
+
+
+def _warm_up(n_classes: int, n_features: int) -> None:
+    """Compile or load every kernel outside the timings (onelearn's on first use; the loop above)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((8, n_features))
+    y = np.arange(8) % n_classes
+    for fn in (ours_progressive, ours_one_sample, onelearn_compiled, onelearn_one_sample):
+        fn(X, y, n_classes, 0)
+    model = onelearn_classifier(n_classes, 0).partial_fit(X.astype(np.float32), y.astype(np.float32))
+    model.predict_proba(X.astype(np.float32))
+    AMFClassifier(n_jobs=2, **SETTINGS).fit(X, y).predict_proba(X)
+
+
+def online(
+    name: str, online_rows: int | None, prefix_rows: int, seeds: tuple[int, ...], river: bool = True
+) -> tuple[list[dict], dict]:
+    X, y, n_classes = stream(name, online_rows)
+    n = len(y)
+    prefix = min(prefix_rows, n)
+    _warm_up(n_classes, X.shape[1])
+    rows: list[dict] = []
+    checks: dict = {}
+
+    def record(method, rows_used, seconds_list, loss_lists):
+        loss_all = [float(ls.mean()) for ls in loss_lists]
+        loss_prefix = [float(ls[:prefix].mean()) for ls in loss_lists]
+        rows.append(
+            {
+                "dataset": name,
+                "method": method,
+                "rows": rows_used,
+                "seeds": len(loss_lists),
+                "samples/s": rows_used / min(seconds_list),
+                "log loss": float(np.mean(loss_all)),
+                "log loss sd": float(np.std(loss_all, ddof=1)) if len(loss_all) > 1 else np.nan,
+                "prefix rows": prefix,
+                "log loss on prefix": float(np.mean(loss_prefix)),
+                "prefix sd": float(np.std(loss_prefix, ddof=1)) if len(loss_prefix) > 1 else np.nan,
+            }
+        )
+
+    fast = {
+        "ours progressive_predict_proba": ours_progressive,
+        # onelearn's weighting rules (new leaves not charged, n + 1 in the loss): the same log loss as onelearn
+        "ours progressive, weighting=onelearn": partial(ours_progressive, weighting="onelearn"),
+        "onelearn compiled loop": onelearn_compiled,
+    }
+    first_ours = None
+    for method, fn in fast.items():
+        seconds, loss_lists = [], []
+        for seed in seeds:
+            proba, t = _timed(lambda fn=fn, seed=seed: fn(X, y, n_classes, seed))
+            seconds.append(t)
+            loss_lists.append(losses(proba, y))
+            if fn is ours_progressive and first_ours is None:
+                first_ours = proba
+        record(method, n, seconds, loss_lists)
+
+    Xp, yp = X[:prefix], y[:prefix]
+    slow = {
+        "ours one-sample predict_proba + partial_fit": lambda: ours_one_sample(Xp, yp, n_classes, seeds[0]),
+        "onelearn API one sample at a time": lambda: onelearn_one_sample(Xp, yp, n_classes, seeds[0]),
+    }
+    if river:
+        dict_rows = [dict(enumerate(r)) for r in Xp.tolist()]
+        slow["river learn_one / predict_proba_one"] = lambda: river_one_sample(dict_rows, yp, n_classes, seeds[0])
+    for method, fn in slow.items():
+        proba, t = _timed(fn)
+        record(method, prefix, [t], [losses(proba, yp)])
+        if method.startswith("ours one-sample"):
+            checks["one-sample vs progressive, max |diff|"] = float(np.abs(proba - first_ours[:prefix]).max())
+        if method.startswith("river"):
+            checks["river rows given probability 0 for their label"] = int((proba[np.arange(prefix), yp] == 0).sum())
+    return rows, checks
+
+
+# -- (b) batch and (c) bytes per node ---------------------------------------------------------------------
+def ours_bytes_per_node(model: AMFClassifier) -> int:
+    tree = model.trees_[0]
+    per_node = sum(
+        a.itemsize * int(np.prod(a.shape[1:]))
+        for field, a in zip(tree.nodes._fields, tree.nodes, strict=True)
+        if field not in ("n_nodes", "root")
+    )
+    return per_node + tree.stats.itemsize * tree.stats.shape[1]
+
+
+def ours_bytes_held(model: AMFClassifier) -> int:
+    return sum(sum(a.nbytes for a in tree.nodes) + tree.stats.nbytes for tree in model.trees_)
+
+
+ONELEARN_NODE_ARRAYS = (
+    "index", "is_leaf", "depth", "n_samples", "parent", "left", "right", "feature", "weight", "log_weight_tree",
+    "threshold", "time", "memory_range_min", "memory_range_max", "counts",
+)  # fmt: skip
+
+
+def onelearn_bytes_per_node(model) -> int:
+    nodes = model.no_python.trees[0].nodes
+    return sum(getattr(nodes, f).itemsize * int(np.prod(getattr(nodes, f).shape[1:])) for f in ONELEARN_NODE_ARRAYS)
+
+
+def onelearn_bytes_held(model) -> int:
+    forest = model.no_python
+    samples = forest.samples.features.nbytes + forest.samples.labels.nbytes  # every sample, kept once per forest
+    return samples + sum(sum(getattr(t.nodes, f).nbytes for f in ONELEARN_NODE_ARRAYS) for t in forest.trees)
+
+
+def batch(name: str, seed: int) -> tuple[list[dict], list[dict]]:
+    data = load(name, test_size=0.3, fit_scaler_on="train", seed=SHUFFLE_SEED)
+    X, y, Xt, yt = data.X_train, data.y_train.astype(np.int64), data.X_test, data.y_test.astype(np.int64)
+    n_classes = len(data.classes)
+    _warm_up(n_classes, X.shape[1])
+    rows, memory = [], []
+
+    def record(method, fit_s, predict_s, proba):
+        rows.append(
+            {
+                "dataset": name,
+                "method": method,
+                "train rows": len(y),
+                "fit s": fit_s,
+                "predict s": predict_s,
+                "accuracy": float(accuracy_score(yt, np.argmax(proba, axis=1))),
+                "log loss": float(losses(proba, yt).mean()),
+                "AUC": auc(yt, proba, n_classes),
+            }
+        )
+
+    for n_jobs in (1, 2):
+        model, fit_s = _timed(
+            lambda n_jobs=n_jobs: AMFClassifier(random_state=seed, n_jobs=n_jobs, **SETTINGS).fit(X, y)
+        )
+        proba, predict_s = _timed(lambda model=model: model.predict_proba(Xt))
+        record(f"ours fit, n_jobs={n_jobs}", fit_s, predict_s, proba)
+    n_nodes = np.mean([tree.n_nodes for tree in model.trees_])
+    per_node = ours_bytes_per_node(model)
+    memory.append(
+        {
+            "dataset": name,
+            "method": "ours",
+            "features": X.shape[1],
+            "classes": n_classes,
+            "bytes per node": per_node,
+            "nodes per tree": n_nodes,
+            "MB in nodes": per_node * n_nodes * len(model.trees_) / 1e6,
+            "MB held": ours_bytes_held(model) / 1e6,
+        }
+    )
+
+    ol = onelearn_classifier(n_classes, seed)
+    _, fit_s = _timed(lambda: ol.partial_fit(X.astype(np.float32), y.astype(np.float32)))
+    proba, predict_s = _timed(lambda: ol.predict_proba(Xt.astype(np.float32)))
+    record("onelearn partial_fit (whole array)", fit_s, predict_s, proba)
+    n_nodes = np.mean([int(t.nodes.n_nodes) for t in ol.no_python.trees])
+    per_node = onelearn_bytes_per_node(ol)
+    memory.append(
+        {
+            "dataset": name,
+            "method": "onelearn",
+            "features": X.shape[1],
+            "classes": n_classes,
+            "bytes per node": per_node,
+            "nodes per tree": n_nodes,
+            "MB in nodes": per_node * n_nodes * len(ol.no_python.trees) / 1e6,
+            "MB held": onelearn_bytes_held(ol) / 1e6,
+        }
+    )
+    return rows, memory
+
+
+# -- the whole benchmark --------------------------------------------------------------------------------------
+def _ratio_rows(online_table: pd.DataFrame, batch_table: pd.DataFrame, memory_table: pd.DataFrame) -> pd.DataFrame:
+    """The targets as ratios (speed: ours / peer; bytes: ours / onelearn), per dataset."""
+    rows = []
+    for name in online_table["dataset"].unique():
+        on = online_table[online_table["dataset"] == name].set_index("method")["samples/s"]
+        ba = batch_table[batch_table["dataset"] == name].set_index("method")["fit s"]
+        me = memory_table[memory_table["dataset"] == name].set_index("method")["bytes per node"]
+        ours = on["ours progressive_predict_proba"]
+        row = {"dataset": name}
+        if "river learn_one / predict_proba_one" in on:
+            row["online vs river (target >= 50)"] = ours / on["river learn_one / predict_proba_one"]
+        row["online vs onelearn compiled (>= 3)"] = ours / on["onelearn compiled loop"]
+        row["online vs onelearn API"] = ours / on["onelearn API one sample at a time"]
+        row["one-sample calls: ours vs onelearn API"] = (
+            on["ours one-sample predict_proba + partial_fit"] / on["onelearn API one sample at a time"]
+        )
+        if len(ba):
+            row["fit n_jobs=1 vs onelearn (>= 2)"] = ba["onelearn partial_fit (whole array)"] / ba["ours fit, n_jobs=1"]
+            row["fit n_jobs=2 vs n_jobs=1 (>= 1.7)"] = ba["ours fit, n_jobs=1"] / ba["ours fit, n_jobs=2"]
+        if len(me):
+            row["bytes per node ours / onelearn (< 1)"] = me["ours"] / me["onelearn"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run(
+    datasets=DATASETS,
+    online_rows: int | None = 20_000,
+    prefix_rows: int = 1_000,
+    seeds: tuple[int, ...] = (0, 1, 2),
+    river: bool = True,
+    do_batch: bool = True,
+    log=print,
+) -> dict[str, pd.DataFrame]:
+    online_rows_all, checks_all, batch_rows_all, memory_rows_all = [], [], [], []
+    for name in datasets:
+        start = time.perf_counter()
+        rows, checks = online(name, online_rows, prefix_rows, tuple(seeds), river)
+        online_rows_all += rows
+        checks_all.append({"dataset": name, **checks})
+        if do_batch:
+            rows, memory = batch(name, seeds[0])
+            batch_rows_all += rows
+            memory_rows_all += memory
+        log(f"{name}: {time.perf_counter() - start:.0f} s")
+    tables = {
+        "online": pd.DataFrame(online_rows_all),
+        "batch": pd.DataFrame(batch_rows_all),
+        "memory": pd.DataFrame(memory_rows_all),
+        "checks": pd.DataFrame(checks_all),
+    }
+    tables["ratios"] = _ratio_rows(tables["online"], tables["batch"], tables["memory"])
+    return tables
