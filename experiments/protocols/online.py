@@ -37,19 +37,12 @@ def _progressive(model, X, y, classes, classification: bool) -> np.ndarray:
     return _predictions_one_by_one(model, X, y, classes, classification)
 
 
-def run(model: Callable, dataset: Dataset, seed: int, log_every: int = 100, shuffle: bool = True) -> TrialResult:
-    """Progressive validation on the training stream of ``dataset`` (shuffled with ``seed``)."""
-    X, y = dataset.X_train, dataset.y_train
-    if shuffle:
-        order = np.random.default_rng(seed).permutation(len(X))
-        X, y = X[order], y[order]
-    classification = dataset.task == "classification"
-    classes = dataset.classes if classification else None
-    estimator = model()
-    steps = np.unique(np.r_[np.arange(log_every, len(X), log_every), len(X)])
+def progressive_curves(estimator, X: np.ndarray, y: np.ndarray, classes, steps: np.ndarray) -> TrialResult:
+    """Progressive validation of ``estimator`` on the stream (X, y), running averages logged at ``steps``."""
+    classification = classes is not None
     losses, correct, elapsed = [], [], []
     start = time.perf_counter()
-    for a, b in zip(np.r_[0, steps[:-1]], steps, strict=False):
+    for a, b in zip(np.r_[0, steps[:-1]], steps, strict=True):
         prediction = _progressive(estimator, X[a:b], y[a:b], classes, classification)
         elapsed.append(time.perf_counter() - start)
         if classification:
@@ -58,13 +51,24 @@ def run(model: Callable, dataset: Dataset, seed: int, log_every: int = 100, shuf
             correct.append(np.argmax(prediction, axis=1) == y_index)
         else:
             losses.append((prediction - y[a:b]) ** 2)
-    losses = np.concatenate(losses)
     seen = np.arange(1, len(X) + 1)
     curves = pd.DataFrame({"step": steps, "train_time": elapsed})
     loss_name = "log_loss" if classification else "mse"
-    curves[f"average_{loss_name}"] = (np.cumsum(losses) / seen)[steps - 1]
+    curves[f"average_{loss_name}"] = (np.cumsum(np.concatenate(losses)) / seen)[steps - 1]
     if classification:
         curves["average_accuracy"] = (np.cumsum(np.concatenate(correct)) / seen)[steps - 1]
     summary = curves.iloc[-1].drop("step").to_dict()
-    summary["samples_per_second"] = len(X) / elapsed[-1]
+    summary["samples_per_second"] = len(X) / max(elapsed[-1], 1e-12)
     return TrialResult(curves=curves, summary=summary)
+
+
+def run(model: Callable, dataset: Dataset, seed: int, log_every: int = 100, shuffle: bool = True) -> TrialResult:
+    """Progressive validation on the training stream of ``dataset`` (shuffled with ``seed``), logged every
+    ``log_every`` samples."""
+    X, y = dataset.X_train, dataset.y_train
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(X))
+        X, y = X[order], y[order]
+    classes = dataset.classes if dataset.task == "classification" else None
+    steps = np.unique(np.r_[np.arange(log_every, len(X), log_every), len(X)])
+    return progressive_curves(model(), X, y, classes, steps)
