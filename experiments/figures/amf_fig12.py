@@ -1,0 +1,119 @@
+"""amf-fig12: test AUC against the number of trees of AMF, MF, RF and ET."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from experiments.figures import Claim
+from experiments.figures.amf_fig10 import COLORS, dataset_title, ordered
+from experiments.figures.amf_fig11 import label, panels
+
+METHODS = ("AMF", "MF", "RF", "ET")
+MARKERS = {"AMF": "o", "MF": "s", "RF": "^", "ET": "v"}
+
+
+def table(runs) -> pd.DataFrame:
+    """Per dataset, method and number of trees: the final test AUC, mean and sd over seeds."""
+    rows = [
+        {
+            "dataset": run.trial["dataset"]["name"],
+            "method": label(run),
+            "n_trees": int(run.trial["model"]["estimator"]["n_estimators"]),
+            "seed": run.trial.get("seed", 0),
+            "auc": run.metrics["auc"],
+        }
+        for run in runs
+    ]
+    frame = pd.DataFrame(rows)
+    return frame.groupby(["dataset", "method", "n_trees"])["auc"].agg(["mean", "std", "count"]).reset_index()
+
+
+def plot(runs, spec) -> plt.Figure:
+    t = table(runs)
+    datasets = ordered(t["dataset"].unique())
+    n_seeds = int(t["count"].max())
+    fig, axes = panels(len(datasets))
+    for ax, dataset in zip(axes.flat, datasets, strict=False):
+        part = t[t["dataset"] == dataset]
+        for method in METHODS:
+            rows = part[part["method"] == method].sort_values("n_trees")
+            if rows.empty:
+                continue
+            ax.errorbar(
+                rows["n_trees"],
+                rows["mean"],
+                yerr=rows["std"].fillna(0.0),
+                color=COLORS["ERT" if method == "ET" else method],
+                marker=MARKERS[method],
+                ms=4,
+                lw=1.3,
+                capsize=2,
+                label=method,
+            )
+        trees = sorted(part["n_trees"].unique())
+        ax.set_xscale("log")
+        ax.set_xticks(trees, [str(k) for k in trees])
+        ax.minorticks_off()
+        ax.set_title(dataset_title(dataset), fontsize=10)
+        ax.set_xlabel("number of trees", fontsize=9)
+        ax.grid(alpha=0.3, lw=0.5)
+        ax.tick_params(labelsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("test AUC", fontsize=9)
+    height = fig.get_figheight()
+    top = 1 - (0.2 + 0.17 * 1) / height  # the legend goes below the title
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, top))
+    fig.suptitle(
+        f"Test AUC (30% held out) against the number of trees; mean ± sd over {n_seeds} split{'s' * (n_seeds > 1)}",
+        y=1 - 0.05 / fig.get_figheight(),
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 1, top - 0.1 / height))
+    return fig
+
+
+def claims(runs, spec) -> list[Claim]:
+    t = table(runs)
+    means = t.pivot_table(index=["dataset", "n_trees"], columns="method", values="mean")
+    datasets = ordered(t["dataset"].unique())
+    n = len(datasets)
+    needed = n // 2 + 1
+    few = [k for k in (1, 2) if k in means.index.get_level_values("n_trees")]
+    others = [m for m in METHODS if m in means.columns and m != "AMF"]
+    best_with_few, few_details = [], []
+    for dataset in datasets:
+        rows = means.loc[dataset].loc[few]
+        margins = rows["AMF"] - rows[others].max(axis=1)
+        few_details.append(
+            f"{dataset_title(dataset)}: "
+            + ", ".join(
+                f"{k} tree{'s' * (k > 1)} AMF {rows.loc[k, 'AMF']:.4f} vs best other "
+                f"{rows.loc[k, others].idxmax()} {rows.loc[k, others].max():.4f}"
+                for k in few
+            )
+        )
+        if (margins > 0).all():
+            best_with_few.append(dataset)
+    ranges = {d: means.loc[d].max() - means.loc[d].min() for d in datasets}
+    least = [d for d in datasets if ranges[d].idxmin() == "AMF"]
+    range_details = "; ".join(
+        f"{dataset_title(d)}: " + ", ".join(f"{m} {ranges[d][m]:.4f}" for m in METHODS if m in ranges[d].index)
+        for d in datasets
+    )
+    trees = ", ".join(map(str, sorted(t["n_trees"].unique())))
+    return [
+        Claim(
+            f"with {' and '.join(map(str, few))} tree(s), AMF has the best test AUC on most datasets (>= {needed} of"
+            f" {n})",
+            len(best_with_few) >= needed,
+            f"AMF best at every one of {few} trees on {len(best_with_few)} of {n}: {'; '.join(few_details)}",
+        ),
+        Claim(
+            f"AMF is the least sensitive to the number of trees (smallest range of the mean test AUC over {trees}"
+            f" trees) on most datasets (>= {needed} of {n})",
+            len(least) >= needed,
+            f"AMF smallest range on {len(least)} of {n}; ranges (max - min): {range_details}",
+        ),
+    ]
