@@ -30,6 +30,16 @@ class KTDummyClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop(attribute, None)
         return self.partial_fit(X, y)
 
+    def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
+        """Row i: the forecast for y[i] from the labels before it (the online protocol's compiled path); learns y."""
+        before = self.counts_.copy() if hasattr(self, "counts_") else None
+        self.partial_fit(X, y, classes)
+        index = np.searchsorted(self.classes_, y)
+        onehot = np.zeros((len(index), len(self.classes_)))
+        onehot[np.arange(len(index)), index] = 1.0
+        seen = np.cumsum(onehot, axis=0) - onehot + (0.0 if before is None else before)
+        return (seen + self.dirichlet) / (seen.sum(axis=1, keepdims=True) + len(self.classes_) * self.dirichlet)
+
     def predict_proba(self, X):
         check_is_fitted(self, "counts_")
         X = validate_data(self, X, reset=False)
