@@ -45,6 +45,7 @@ class OnlineForest(BaseEstimator):
 
     _onehot: bool
     _forecaster = None
+    _learn_block: int | None = None  # rows per learn call; None: all at once
 
     # -- hooks of the forecaster ----------------------------------------------------------------
     def _check_forecaster_params(self) -> float:
@@ -102,9 +103,16 @@ class OnlineForest(BaseEstimator):
     def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
         params = self._kernel_params()
 
+        # A forecaster that learns point by point is fed blocks, so that node capacity grows with the nodes actually
+        # made (2 per point at most) rather than being reserved for the whole input; the leaf mean samples its
+        # first batch at once.
+        block = self._learn_block or max(X.shape[0], 1)
+
         def learn(tree: MondrianTree):
-            tree.reserve(2 * X.shape[0])
-            self._forecaster.learn(tree.nodes, tree.stats, X, targets, self._onehot, tree.lifetime, params, tree.rng)
+            for start in range(0, X.shape[0], block):
+                Xb, tb = X[start : start + block], targets[start : start + block]
+                tree.reserve(2 * Xb.shape[0])
+                self._forecaster.learn(tree.nodes, tree.stats, Xb, tb, self._onehot, tree.lifetime, params, tree.rng)
 
         for_each(learn, trees, self.n_jobs)
 

@@ -25,6 +25,7 @@ def _positive_finite(value) -> bool:
 
 class _AMF(OnlineForest):
     _forecaster = _amf
+    _learn_block = 1024
 
     def _check_forecaster_params(self) -> float:
         if self.prediction not in _amf.PREDICTIONS:
