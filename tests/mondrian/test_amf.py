@@ -10,7 +10,6 @@
   split_pure, duplicates and constant features, parameter validation.
 """
 
-import copy
 import itertools
 import pickle
 
@@ -18,10 +17,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from model_state import assert_equal_nested, model_state, same_trees, used_tree_state
 from scipy.special import logsumexp
 
 from mondrian import AMFClassifier, AMFRegressor
-from mondrian._nodes import NO_NODE, TreeArrays
+from mondrian._nodes import NO_NODE
 
 LOG2 = np.log(2.0)
 SETTINGS = settings(
@@ -353,54 +353,6 @@ def test_regret_against_every_pruning_of_a_fixed_partition(scenario, task, n_est
     method = "predict_proba" if classification else "predict"
     routed = getattr(model, method)(X)
     np.testing.assert_allclose(getattr(model.set_params(prediction="split"), method)(X), routed, rtol=1e-12)
-
-
-# -- model state helpers --------------------------------------------------------------------------------------
-
-
-def used_tree_state(tree):
-    """What defines a tree: the arrays of the nodes in use, its root, their statistics, lifetime, rng state."""
-    n = tree.n_nodes
-    return (tree.arrays(), tree.root, tree.stats[:n].copy(), tree.lifetime, copy.deepcopy(tree.rng.bit_generator.state))
-
-
-def assert_equal_nested(a, b, path="model"):
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), path
-        for k in a:
-            assert_equal_nested(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, tuple | list):
-        assert type(a) is type(b) and len(a) == len(b), path
-        for k, (u, v) in enumerate(zip(a, b, strict=True)):
-            assert_equal_nested(u, v, f"{path}[{k}]")
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, path
-        np.testing.assert_array_equal(a, b, err_msg=path)
-    else:
-        assert a == b or (a != a and b != b), path
-
-
-def same_trees(m1, m2):
-    assert len(m1.trees_) == len(m2.trees_)
-    for t1, t2 in zip(m1.trees_, m2.trees_, strict=True):
-        assert_equal_nested(used_tree_state(t1), used_tree_state(t2))
-
-
-def model_state(model):
-    """Everything a model is: its attributes, and its trees in full (whole node arrays and rng states)."""
-    attributes = {k: copy.deepcopy(v) for k, v in vars(model).items() if k != "trees_"}
-    trees = None
-    if hasattr(model, "trees_"):
-        trees = [
-            (
-                {name: np.array(a, copy=True) for name, a in zip(TreeArrays._fields, t.nodes, strict=True)},
-                t.stats.copy(),
-                t.lifetime,
-                copy.deepcopy(t.rng.bit_generator.state),
-            )
-            for t in model.trees_
-        ]
-    return attributes, trees
 
 
 def classification(n=300, d=3, n_classes=3, seed=0):

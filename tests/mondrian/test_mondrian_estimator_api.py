@@ -5,14 +5,13 @@ clear ValueErrors on bad input that leave a fitted model exactly as it was, pick
 string labels, one class, classes= on the first partial_fit.
 """
 
-import copy
 import pickle
 
 import numpy as np
 import pytest
+from model_state import assert_equal_nested, model_state, same_trees
 
 from mondrian import MondrianForestClassifier, MondrianForestRegressor
-from mondrian._nodes import TreeArrays
 
 
 def classification(n=300, d=3, n_classes=3, seed=0):
@@ -28,56 +27,6 @@ def regression(n=300, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.random((n, d))
     return X, np.sin(4 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
-
-
-def tree_state(tree):
-    return (
-        {name: np.array(a, copy=True) for name, a in zip(TreeArrays._fields, tree.nodes, strict=True)},
-        tree.stats.copy(),
-        tree.lifetime,
-        copy.deepcopy(tree.rng.bit_generator.state),
-    )
-
-
-def used_tree_state(tree):
-    """What defines a tree: arrays of the nodes in use, their statistics, lifetime, rng state."""
-    n = tree.n_nodes
-    return (
-        tree.arrays(),
-        tree.root,
-        tree.stats[:n].copy(),
-        tree.lifetime,
-        copy.deepcopy(tree.rng.bit_generator.state),
-    )
-
-
-def assert_equal_nested(a, b, path="model"):
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), path
-        for k in a:
-            assert_equal_nested(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, tuple | list):
-        assert type(a) is type(b) and len(a) == len(b), path
-        for k, (u, v) in enumerate(zip(a, b, strict=True)):
-            assert_equal_nested(u, v, f"{path}[{k}]")
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, path
-        np.testing.assert_array_equal(a, b, err_msg=path)
-    else:
-        assert a == b or (a != a and b != b), path
-
-
-def model_state(model):
-    """Everything a model is: its attributes, and its trees in full (whole node arrays and rng states)."""
-    attributes = {k: copy.deepcopy(v) for k, v in vars(model).items() if k != "trees_"}
-    trees = [tree_state(t) for t in model.trees_] if hasattr(model, "trees_") else None
-    return attributes, trees
-
-
-def same_trees(m1, m2):
-    assert len(m1.trees_) == len(m2.trees_)
-    for t1, t2 in zip(m1.trees_, m2.trees_, strict=True):
-        assert_equal_nested(used_tree_state(t1), used_tree_state(t2))
 
 
 # -- determinism ------------------------------------------------------------------------------

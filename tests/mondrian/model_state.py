@@ -1,0 +1,52 @@
+"""What a fitted model is, for tests that compare models: its attributes, its trees, their random streams."""
+
+import copy
+
+import numpy as np
+
+from mondrian._nodes import TreeArrays
+
+
+def tree_state(tree):
+    """A tree in full: every node array (capacity included), statistics, lifetime, rng state."""
+    return (
+        {name: np.array(a, copy=True) for name, a in zip(TreeArrays._fields, tree.nodes, strict=True)},
+        tree.stats.copy(),
+        tree.lifetime,
+        copy.deepcopy(tree.rng.bit_generator.state),
+    )
+
+
+def used_tree_state(tree):
+    """What defines a tree: arrays of the nodes in use, its root, their statistics, lifetime, rng state."""
+    n = tree.n_nodes
+    return (tree.arrays(), tree.root, tree.stats[:n].copy(), tree.lifetime, copy.deepcopy(tree.rng.bit_generator.state))
+
+
+def assert_equal_nested(a, b, path="model"):
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), path
+        for k in a:
+            assert_equal_nested(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, tuple | list):
+        assert type(a) is type(b) and len(a) == len(b), path
+        for k, (u, v) in enumerate(zip(a, b, strict=True)):
+            assert_equal_nested(u, v, f"{path}[{k}]")
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, path
+        np.testing.assert_array_equal(a, b, err_msg=path)
+    else:
+        assert a == b or (a != a and b != b), path
+
+
+def model_state(model):
+    """Everything a model is: its attributes, and its trees in full (whole node arrays and rng states)."""
+    attributes = {k: copy.deepcopy(v) for k, v in vars(model).items() if k != "trees_"}
+    trees = [tree_state(t) for t in model.trees_] if hasattr(model, "trees_") else None
+    return attributes, trees
+
+
+def same_trees(m1, m2):
+    assert len(m1.trees_) == len(m2.trees_)
+    for t1, t2 in zip(m1.trees_, m2.trees_, strict=True):
+        assert_equal_nested(used_tree_state(t1), used_tree_state(t2))
