@@ -30,6 +30,16 @@ class Claim:
         return f"{'PASS' if self.passed else 'FAIL'}  {self.statement}  [{self.measured}]"
 
 
+def title_with_legend(fig: plt.Figure, ax: plt.Axes, title: str) -> None:
+    """The figure's title, the legend of ``ax``'s artists in one row under it, and the panels below both."""
+    height = fig.get_figheight()
+    top = 1 - (0.2 + 0.17 * (title.count("\n") + 1)) / height
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, top))
+    fig.suptitle(title, y=1 - 0.05 / height, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, top - 0.1 / height))
+
+
 def note_missing(fig: plt.Figure, datasets: list[str]) -> None:
     """Say on the figure itself which datasets it lacks (drawn with allow_missing=true)."""
     fig.text(0.01, 0.0, f"missing datasets (allow_missing=true): {', '.join(datasets)}", color="red", fontsize=8)

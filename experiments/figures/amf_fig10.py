@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim
+from experiments.figures import Claim, title_with_legend
 
 METHODS = ("AMF", "MF", "SGD", "Dummy")
 COLORS = {"AMF": "C0", "MF": "C1", "SGD": "C2", "Dummy": "0.4", "RF": "C3", "ERT": "C4"}
@@ -151,17 +151,12 @@ def plot(runs, spec) -> plt.Figure:
         ax.set_xlabel("t (samples revealed)", fontsize=9)
     for ax in axes[:, 0]:
         ax.set_ylabel("average log loss", fontsize=9)
-    height = fig.get_figheight()
-    top = 1 - 0.4 / height  # the legend goes below the title
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(methods), frameon=False, bbox_to_anchor=(0.5, top))
-    fig.suptitle(
+    title_with_legend(
+        fig,
+        axes.flat[0],
         f"Online progressive validation: mean ± sd over {n_seeds} shuffle{'s' * (n_seeds > 1)}"
         f" (10 trees; MF = AMF's trees without aggregation); dotted: t = {early:g} n",
-        y=1 - 0.05 / height,
-        fontsize=10,
     )
-    fig.tight_layout(rect=(0, 0, 1, top - 0.1 / height))
     if spec.get("table"):
         write_table(summary(runs, early), spec.table, HEADER, early)
     return fig

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim
+from experiments.figures import Claim, title_with_legend
 from experiments.figures.amf_fig10 import COLORS, dataset_title, ordered
 
 ONLINE = ("AMF", "MF", "SGD")
@@ -75,17 +75,12 @@ def plot(runs, spec) -> plt.Figure:
         ax.tick_params(labelsize=8)
     for ax in axes[:, 0]:
         ax.set_ylabel("test AUC", fontsize=9)
-    height = fig.get_figheight()
-    top = 1 - (0.2 + 0.17 * 2) / height  # the legend goes below the title
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, top))
-    fig.suptitle(
-        f"Test AUC (30% held out), every 100 samples for the online methods; RF, ET (10 trees) fitted once\n"
+    title_with_legend(
+        fig,
+        axes[0, 0],
+        "Test AUC (30% held out), every 100 samples for the online methods; RF, ET (10 trees) fitted once\n"
         f"mean ± sd over {n_seeds} split{'s' * (n_seeds > 1)} and stream orders",
-        y=1 - 0.05 / fig.get_figheight(),
-        fontsize=10,
     )
-    fig.tight_layout(rect=(0, 0, 1, top - 0.1 / height))
     return fig
 
 
