@@ -28,11 +28,13 @@ library instead: a new leaf is not charged, and the log loss counts the point fi
 import numba
 import numpy as np
 
-from mondrian._extend import _extension, extend
-from mondrian._nodes import NO_NODE, parent_time
-from mondrian._route import leaf_of
+from mondrian._extend import _extension, extend, extend_along
+from mondrian._nodes import NO_NODE, capacity, parent_time
+from mondrian._route import leaf_of, path_of
 
 LOG_HALF = np.log(0.5)
+# exp underflows below about -708, where libm takes a slow path; terms that small vanish next to the others here.
+EXP_FLOOR = -708.0
 
 
 def n_stats(n_outputs: int) -> int:
@@ -48,6 +50,21 @@ def kernel_params(
 ) -> np.ndarray:
     flags = (use_aggregation, split_pure, PREDICTIONS.index(prediction), WEIGHTINGS.index(weighting))
     return np.array([step, dirichlet, *map(float, flags)])
+
+
+@numba.njit(cache=True, nogil=True)
+def _stop_weight(log_w, log_wbar):
+    """a_v = w_v / (2 wbar_v): the aggregation weight of the prunings that stop at node v, given they reach it."""
+    d = log_w - log_wbar
+    return 0.5 * np.exp(d) if d > EXP_FLOOR else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _log_mean_exp(a, b):
+    """log((e^a + e^b) / 2)."""
+    high, low = max(a, b), min(a, b)
+    d = low - high
+    return LOG_HALF + high + (np.log1p(np.exp(d)) if d > EXP_FLOOR else 0.0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -76,13 +93,18 @@ def _loss(stats, node, y, onehot, m, dirichlet, onelearn):
 
 
 @numba.njit(cache=True, nogil=True)
-def _learn_one(tree, stats, x, y, onehot, m, params, rng):
+def _learn_one(tree, stats, x, y, onehot, m, params, rng, path, n):
     """Extend the tree by (x, y), then update every node on x's path bottom-up: loss with the old forecast,
     log w, log wbar (children first), then the node's statistics. The weights are kept with or without
-    aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time."""
+    aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time.
+    path[:n] is x's root-to-leaf path when the caller has routed x already (n = 0: not yet)."""
     step, dirichlet, split_pure, onelearn = params[0], params[1], params[3] > 0.0, params[5] > 0.0
     n_before = tree.n_nodes[0]
-    node = extend(tree, stats, x, y, np.inf, split_pure or not onehot, rng)
+    split_pure = split_pure or not onehot
+    if n == 0:
+        node = extend(tree, stats, x, y, np.inf, split_pure, rng, path)
+    else:
+        node = extend_along(tree, stats, x, y, np.inf, split_pure, rng, path, n)
     lw = 1 + m  # the column of log w; log wbar follows
     left, right, parent = tree.left, tree.right, tree.parent
     while node != NO_NODE:
@@ -92,7 +114,7 @@ def _learn_one(tree, stats, x, y, onehot, m, params, rng):
             stats[node, lw + 1] = stats[node, lw]
         else:
             below = stats[left[node], lw + 1] + stats[right[node], lw + 1]
-            stats[node, lw + 1] = LOG_HALF + np.logaddexp(stats[node, lw], below)
+            stats[node, lw + 1] = _log_mean_exp(stats[node, lw], below)
         stats[node, 0] += 1.0
         if onehot:
             stats[node, 1 + int(y)] += 1.0
@@ -106,26 +128,26 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
     The caller reserved 2 * len(X) nodes."""
     m = stats.shape[1] - 3
+    path = np.empty(capacity(tree), np.int64)
     for i in range(X.shape[0]):
-        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng)
+        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng, path, 0)
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_routed(tree, stats, node, onehot, dirichlet, aggregate, weight, scratch, out):
-    """out += weight * the prediction at a point routed to leaf ``node``: aggregated up the path, or the leaf's."""
+def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
+    """out += weight * the tree's prediction at a point whose root-to-leaf path is path[:n]: the leaf's forecast,
+    or the aggregation over the prunings, sum_v a_v prod_{u above v} (1 - a_u) yhat_v (a_leaf = 1)."""
     if not aggregate:
-        _add_forecast(stats, node, onehot, dirichlet, weight, out)
+        _add_forecast(stats, path[n - 1], onehot, dirichlet, weight, out)
         return
     lw = 1 + out.shape[0]
-    scratch[:] = 0.0
-    _add_forecast(stats, node, onehot, dirichlet, 1.0, scratch)
-    node = tree.parent[node]
-    while node != NO_NODE:
-        a = 0.5 * np.exp(stats[node, lw] - stats[node, lw + 1])
-        scratch *= 1.0 - a
-        _add_forecast(stats, node, onehot, dirichlet, a, scratch)
-        node = tree.parent[node]
-    out += weight * scratch
+    rest = weight  # the weight of the prunings that keep the nodes above path[i]
+    for i in range(n - 1):
+        v = path[i]
+        a = _stop_weight(stats[v, lw], stats[v, lw + 1])
+        _add_forecast(stats, v, onehot, dirichlet, rest * a, out)
+        rest *= 1.0 - a
+    _add_forecast(stats, path[n - 1], onehot, dirichlet, rest, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -144,15 +166,15 @@ def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, br
     if not aggregate:
         _add_empty(onehot, 1.0, branch)
     else:
-        child_log_wbar = LOG_HALF + np.logaddexp(stats[j, lw], stats[j, lw + 1])  # children: j and an empty leaf
-        a = 0.5 * np.exp(stats[j, lw] - child_log_wbar)
+        child_log_wbar = _log_mean_exp(stats[j, lw], stats[j, lw + 1])  # children: j and an empty leaf
+        a = _stop_weight(stats[j, lw], child_log_wbar)
         _add_forecast(stats, j, onehot, dirichlet, a, branch)
         _add_empty(onehot, 1.0 - a, branch)
         for k in range(i - 1, -1, -1):
             u, c = path[k], path[k + 1]
             sibling = tree.left[u] if tree.right[u] == c else tree.right[u]
-            log_wbar = LOG_HALF + np.logaddexp(stats[u, lw], child_log_wbar + stats[sibling, lw + 1])
-            a = 0.5 * np.exp(stats[u, lw] - log_wbar)
+            log_wbar = _log_mean_exp(stats[u, lw], child_log_wbar + stats[sibling, lw + 1])
+            a = _stop_weight(stats[u, lw], log_wbar)
             branch *= 1.0 - a
             _add_forecast(stats, u, onehot, dirichlet, a, branch)
             child_log_wbar = log_wbar
@@ -160,24 +182,17 @@ def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, br
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_prediction(tree, stats, x, onehot, params, scratch, out):
-    """out += the tree's prediction at x (see the module's docstring for the two ways)."""
+def _add_prediction(tree, stats, x, onehot, params, path, out):
+    """out += the tree's prediction at x (see the module's docstring for the two ways). Leaves x's root-to-leaf
+    path in ``path`` and returns its length."""
     dirichlet, aggregate, split = params[1], params[2] > 0.0, params[4] > 0.0
+    n = path_of(tree, x, np.inf, path)
     if not split:
-        _add_routed(tree, stats, leaf_of(tree, x, np.inf), onehot, dirichlet, aggregate, 1.0, scratch, out)
-        return
-    left, right, feature, threshold, split_time = tree.left, tree.right, tree.feature, tree.threshold, tree.split_time
-    path = np.empty(tree.n_nodes[0], np.int64)
+        _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, 1.0, out)
+        return n
+    left, split_time = tree.left, tree.split_time
     extension = np.empty(x.shape[0])
     branch = np.empty(out.shape[0])
-    n = 0
-    j = tree.root[0]
-    while True:
-        path[n] = j
-        n += 1
-        if left[j] == NO_NODE:
-            break
-        j = left[j] if x[feature[j]] <= threshold[j] else right[j]
     reach = 1.0  # probability that the temporary update has not split above the nodes seen so far
     for i in range(n):
         j = path[i]
@@ -191,28 +206,30 @@ def _add_prediction(tree, stats, x, onehot, params, scratch, out):
         _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, reach * p_split, branch, out)
         reach *= 1.0 - p_split
     if reach > 0.0:
-        _add_routed(tree, stats, path[n - 1], onehot, dirichlet, aggregate, reach, scratch, out)
+        _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, reach, out)
+    return n
 
 
 @numba.njit(cache=True, nogil=True)
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += the tree's prediction at X[i]; the model is not changed."""
-    scratch = np.empty(out.shape[1])
+    path = np.empty(capacity(tree), np.int64)
     for i in range(X.shape[0]):
-        _add_prediction(tree, stats, X[i], onehot, params, scratch, out[i])
+        _add_prediction(tree, stats, X[i], onehot, params, path, out[i])
 
 
 @numba.njit(cache=True, nogil=True)
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
     m = stats.shape[1] - 3
-    scratch = np.empty(out.shape[1])
+    path = np.empty(capacity(tree), np.int64)
     for i in range(X.shape[0]):
+        n = 0
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
-            _add_prediction(tree, stats, X[i], onehot, params, scratch, out[i])
-        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng)
+            n = _add_prediction(tree, stats, X[i], onehot, params, path, out[i])
+        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng, path, n)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -232,7 +249,7 @@ def weighted_depth(tree, stats, X, out):
         v = tree.parent[node]
         while v != NO_NODE:
             d -= 1
-            a = 0.5 * np.exp(stats[v, lw] - stats[v, lw + 1])
+            a = _stop_weight(stats[v, lw], stats[v, lw + 1])
             value = a * d + (1.0 - a) * value
             v = tree.parent[v]
         depth[i] = value

@@ -3,8 +3,15 @@
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE, add_node, is_leaf, parent_time
-from mondrian._process import choose_proportional, set_split, uniform_below
+from mondrian._nodes import NO_NODE, add_node, parent_time
+from mondrian._process import choose_proportional, set_split, store_uniform_below
+from mondrian._route import path_of
+
+
+@numba.njit(cache=True, nogil=True)
+def _gap(low, high, v):
+    """e_l + e_u in one dimension: how far v lies outside [low, high]."""
+    return low - v if v < low else (v - high if v > high else 0.0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -12,10 +19,36 @@ def _extension(lower, upper, x, out):
     """out = e_l + e_u, how far x lies outside [lower, upper] per dimension; returns the sum."""
     total = 0.0
     for d in range(x.shape[0]):
-        e = lower[d] - x[d] if x[d] < lower[d] else (x[d] - upper[d] if x[d] > upper[d] else 0.0)
+        e = _gap(lower[d], upper[d], x[d])
         out[d] = e
         total += e
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _extension_rate(lower, upper, j, x):
+    """sum(e_l + e_u) for node j's box: the rate of extension splits above j."""
+    total = 0.0
+    for d in range(x.shape[0]):
+        total += _gap(lower[j, d], upper[j, d], x[d])
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _outside(lower, upper, j, x):
+    """x lies outside node j's box [lower[j], upper[j]] (the common case, inside, reads the box once)."""
+    for d in range(x.shape[0]):
+        if x[d] < lower[j, d] or x[d] > upper[j, d]:
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _enclose(lower, upper, j, x):
+    """Grow node j's box to hold x."""
+    for d in range(x.shape[0]):
+        lower[j, d] = min(lower[j, d], x[d])
+        upper[j, d] = max(upper[j, d], x[d])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -23,12 +56,13 @@ def _insert_parent_above(tree, stats, j, x, time, dim, rng):
     """New split at ``time`` just above j separating j's box from x; x goes to a new leaf.
 
     The new parent has seen exactly j's points, so it starts with a copy of j's statistics."""
-    if x[dim] > tree.box_upper[j, dim]:
-        threshold = uniform_below(tree.box_upper[j, dim], x[dim], rng)
-    else:
-        threshold = uniform_below(x[dim], tree.box_lower[j, dim], rng)
     grandparent = tree.parent[j]
-    p = add_node(tree, grandparent, np.minimum(tree.box_lower[j], x), np.maximum(tree.box_upper[j], x))
+    p = add_node(tree, grandparent, tree.box_lower[j], tree.box_upper[j])
+    if x[dim] > tree.box_upper[j, dim]:
+        threshold = store_uniform_below(tree.threshold, p, tree.box_upper[j, dim], x[dim], rng)
+    else:
+        threshold = store_uniform_below(tree.threshold, p, x[dim], tree.box_lower[j, dim], rng)
+    _enclose(tree.box_lower, tree.box_upper, p, x)
     leaf = add_node(tree, p, x, x)
     stats[p] = stats[j]
     if grandparent == NO_NODE:
@@ -52,38 +86,46 @@ def _pure_at(stats, node, y):
 
 
 @numba.njit(cache=True, nogil=True)
-def extend(tree, stats, x, y, lifetime, split_pure, rng):
+def extend(tree, stats, x, y, lifetime, split_pure, rng, path):
     """ExtendMondrianTree(T, lifetime, x): returns the leaf that x ends in.
 
     Walks down from the root; at each node j an extension split appears above j with
     rate sum(e_l + e_u) before tau_j (lifetime at a leaf), else j's box grows to x and
     the walk goes on into x's side. With ``split_pure`` False (classification), a leaf
     whose labels all equal the label y of x is not split: its box grows to x (AMF's
-    pure nodes). The caller ensured room for 2 new nodes in the tree and in ``stats``.
+    pure nodes). The caller ensured room for 2 new nodes in the tree and in ``stats``;
+    ``path`` is scratch room for the nodes of a root-to-leaf path (capacity(tree) rows).
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = add_node(tree, NO_NODE, x, x)
         return tree.root[0]
-    parent, left, right, feature, threshold, split_time = (
-        tree.parent,
-        tree.left,
-        tree.right,
-        tree.feature,
-        tree.threshold,
-        tree.split_time,
-    )
-    lower, upper = tree.box_lower, tree.box_upper
-    e = np.empty(x.shape[0])
-    j = tree.root[0]
-    while True:
-        rate = _extension(lower[j], upper[j], x, e)
-        leaf = is_leaf(left, split_time, j, lifetime)
-        if rate > 0.0:
-            time = parent_time(parent, split_time, j) + rng.exponential(1.0 / rate)
-            if time < (lifetime if leaf else split_time[j]) and (split_pure or not leaf or not _pure_at(stats, j, y)):
-                return _insert_parent_above(tree, stats, j, x, time, choose_proportional(e, rate, rng), rng)
-            np.minimum(lower[j], x, lower[j])
-            np.maximum(upper[j], x, upper[j])
-        if leaf:
-            return j
-        j = left[j] if x[feature[j]] <= threshold[j] else right[j]
+    return extend_along(tree, stats, x, y, lifetime, split_pure, rng, path, path_of(tree, x, lifetime, path))
+
+
+@numba.njit(cache=True, nogil=True)
+def extend_along(tree, stats, x, y, lifetime, split_pure, rng, path, n):
+    """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``).
+
+    Boxes are nested (a node's box holds its children's), so the nodes of the path whose
+    box holds x, where nothing happens (rate 0), come first: a binary search finds the
+    first that does not, with log(depth) box reads instead of depth.
+    """
+    parent, split_time, lower, upper = tree.parent, tree.split_time, tree.box_lower, tree.box_upper
+    first, end = 0, n  # path[:first] hold x, path[end:] do not
+    while first < end:
+        mid = (first + end) // 2
+        if _outside(lower, upper, path[mid], x):
+            end = mid
+        else:
+            first = mid + 1
+    for i in range(first, n):
+        j = path[i]
+        leaf = i == n - 1
+        rate = _extension_rate(lower, upper, j, x)
+        time = parent_time(parent, split_time, j) + rng.exponential(1.0 / rate)
+        if time < (lifetime if leaf else split_time[j]) and (split_pure or not leaf or not _pure_at(stats, j, y)):
+            e = np.empty(x.shape[0])
+            _extension(lower[j], upper[j], x, e)
+            return _insert_parent_above(tree, stats, j, x, time, choose_proportional(e, rate, rng), rng)
+        _enclose(lower, upper, j, x)
+    return path[n - 1]

@@ -46,6 +46,7 @@ class OnlineForest(BaseEstimator):
     _onehot: bool
     _forecaster = None
     _learn_block: int | None = None  # rows per learn call; None: all at once
+    _dtype = np.float64  # the precision of X in the trees (boxes) and in every kernel
 
     # -- hooks of the forecaster ----------------------------------------------------------------
     def _check_forecaster_params(self) -> float:
@@ -86,8 +87,8 @@ class OnlineForest(BaseEstimator):
             )
 
     def _validated(self, X, y, classes, reset: bool):
-        """Checked float64 X and encoded targets; sets n_features_in_ (and classes_) when reset."""
-        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, order="C", y_numeric=not self._onehot)
+        """Checked X (in ``_dtype``) and encoded targets; sets n_features_in_ (and classes_) when reset."""
+        X, y = validate_data(self, X, y, reset=reset, dtype=self._dtype, order="C", y_numeric=not self._onehot)
         X = _writeable(X)
         self._validate_targets(y)
         targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
@@ -96,7 +97,7 @@ class OnlineForest(BaseEstimator):
     def _new_trees(self, n_features: int, lifetime: float) -> list[MondrianTree]:
         n_stats = self._forecaster.n_stats(self._n_outputs)
         return [
-            MondrianTree.empty(n_features, rng, lifetime, n_stats)
+            MondrianTree.empty(n_features, rng, lifetime, n_stats, self._dtype)
             for rng in tree_streams(self.random_state, self.n_estimators)
         ]
 
@@ -167,7 +168,7 @@ class OnlineForest(BaseEstimator):
 
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self, "trees_")
-        return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
+        return _writeable(validate_data(self, X, reset=False, dtype=self._dtype, order="C"))
 
     def _mean_prediction(self, X) -> np.ndarray:
         X = self._checked_X(X)

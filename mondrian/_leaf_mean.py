@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from mondrian._extend import extend
-from mondrian._nodes import NO_NODE, add_node
+from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._process import sample_block
 from mondrian._route import leaf_of
 
@@ -54,8 +54,9 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
     else:
         leaves = np.empty(n, np.int64)
+        path = np.empty(capacity(tree), np.int64)
         for i in range(n):
-            leaves[i] = extend(tree, stats, X[i], y[i], lifetime, True, rng)
+            leaves[i] = extend(tree, stats, X[i], y[i], lifetime, True, rng, path)
     for i in range(n):
         _add_target(stats, leaves[i], y[i], onehot)
 
@@ -70,9 +71,10 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
 @numba.njit(cache=True, nogil=True)
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction for X[i] before learning (X[i], y[i]); then learn it."""
+    path = np.empty(capacity(tree), np.int64)
     for i in range(X.shape[0]):
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
             _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
-        _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, True, rng), y[i], onehot)
+        _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, True, rng, path), y[i], onehot)

@@ -21,26 +21,26 @@ class TreeArrays(NamedTuple):
     left: np.ndarray  # int32 (capacity,), NO_NODE at a leaf
     right: np.ndarray  # int32 (capacity,)
     feature: np.ndarray  # int32 (capacity,), split dimension
-    threshold: np.ndarray  # float64 (capacity,), x[feature] <= threshold goes left
+    threshold: np.ndarray  # (capacity,) in the boxes' dtype, x[feature] <= threshold goes left
     split_time: np.ndarray  # float64 (capacity,), inf at a leaf
-    box_lower: np.ndarray  # float64 (capacity, n_features)
-    box_upper: np.ndarray  # float64 (capacity, n_features)
+    box_lower: np.ndarray  # (capacity, n_features), in the dtype of the data (float64, or float32 for AMF)
+    box_upper: np.ndarray  # (capacity, n_features)
     n_nodes: np.ndarray  # int64 (1,), rows in use
     root: np.ndarray  # int64 (1,), NO_NODE while the tree is empty
 
 
-def empty_tree(n_features: int, capacity: int = 16) -> TreeArrays:
-    """A tree with no node and room for ``capacity`` nodes."""
+def empty_tree(n_features: int, capacity: int = 16, dtype=np.float64) -> TreeArrays:
+    """A tree with no node and room for ``capacity`` nodes, boxes in ``dtype`` (that of the points it will hold)."""
     capacity = max(int(capacity), 1)
     return TreeArrays(
         parent=np.full(capacity, NO_NODE, np.int32),
         left=np.full(capacity, NO_NODE, np.int32),
         right=np.full(capacity, NO_NODE, np.int32),
         feature=np.full(capacity, NO_NODE, np.int32),
-        threshold=np.zeros(capacity),
+        threshold=np.zeros(capacity, dtype),
         split_time=np.full(capacity, np.inf),
-        box_lower=np.zeros((capacity, n_features)),
-        box_upper=np.zeros((capacity, n_features)),
+        box_lower=np.zeros((capacity, n_features), dtype),
+        box_upper=np.zeros((capacity, n_features), dtype),
         n_nodes=np.zeros(1, np.int64),
         root=np.full(1, NO_NODE, np.int64),
     )

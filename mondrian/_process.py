@@ -21,6 +21,15 @@ def uniform_below(low, high, rng):
 
 
 @numba.njit(cache=True, nogil=True)
+def store_uniform_below(a, i, low, high, rng):
+    """a[i] = U[low, high), drawn again until the stored value, rounded to a's precision, is still below high."""
+    while True:
+        a[i] = uniform_below(low, high, rng)
+        if a[i] < high:
+            return a[i]
+
+
+@numba.njit(cache=True, nogil=True)
 def choose_proportional(weights, total, rng):
     """Index j with probability weights[j] / total."""
     target = total * rng.random()

@@ -40,7 +40,7 @@ def prune(tree, lifetime: float):
 
     Returns the compact pruned tree and, for each of its nodes, the index of the node it comes from.
     """
-    out = empty_tree(tree.box_lower.shape[1], max(int(tree.n_nodes[0]), 1))
+    out = empty_tree(tree.box_lower.shape[1], max(int(tree.n_nodes[0]), 1), tree.box_lower.dtype)
     origin = np.full(max(int(tree.n_nodes[0]), 1), NO_NODE, np.int64)
     if tree.root[0] != NO_NODE:
         _prune_into(tree, lifetime, out, origin)

@@ -21,6 +21,20 @@ def leaf_of(tree, x, lifetime):
 
 
 @numba.njit(cache=True, nogil=True)
+def path_of(tree, x, lifetime, path):
+    """Store the root-to-leaf path of x in the tree pruned at ``lifetime`` in ``path``; return its length."""
+    left, right, feature, threshold, split_time = (tree.left, tree.right, tree.feature, tree.threshold, tree.split_time)
+    n = 0
+    j = tree.root[0]
+    while True:
+        path[n] = j
+        n += 1
+        if is_leaf(left, split_time, j, lifetime):
+            return n
+        j = left[j] if x[feature[j]] <= threshold[j] else right[j]
+
+
+@numba.njit(cache=True, nogil=True)
 def apply(tree, X, lifetime):
     """Leaf index of every row of X."""
     out = np.empty(X.shape[0], np.int64)

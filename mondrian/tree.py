@@ -40,8 +40,9 @@ class MondrianTree:
         self.stats = np.zeros((capacity(nodes), n_stats))
 
     @classmethod
-    def empty(cls, n_features: int, rng, lifetime: float, n_stats: int = 0) -> MondrianTree:
-        return cls(empty_tree(n_features), rng, lifetime, n_stats)
+    def empty(cls, n_features: int, rng, lifetime: float, n_stats: int = 0, dtype=np.float64) -> MondrianTree:
+        """A tree with no node whose boxes hold points of ``dtype``."""
+        return cls(empty_tree(n_features, dtype=dtype), rng, lifetime, n_stats)
 
     def reserve(self, n_new: int) -> None:
         """Make room for ``n_new`` more nodes (doubling capacity) in the nodes and their statistics."""
@@ -85,7 +86,7 @@ class MondrianTree:
         """Index of the leaf holding each row of X."""
         if self.root == NO_NODE:
             raise ValueError("the tree is empty")
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = np.ascontiguousarray(X, dtype=self.nodes.box_lower.dtype)  # the precision the tree was grown in
         return apply(self.nodes, X, self.lifetime if lifetime is None else lifetime)
 
     def pruned(self, lifetime: float) -> tuple[MondrianTree, np.ndarray]:

@@ -1,4 +1,5 @@
-"""What a fitted model is, for tests that compare models: its attributes, its trees, their random streams."""
+"""Helpers shared by the estimator tests: what a fitted model is (its attributes, trees and random streams, for tests
+that compare models), and data in the single precision AMF works in."""
 
 import copy
 
@@ -50,3 +51,8 @@ def same_trees(m1, m2):
     assert len(m1.trees_) == len(m2.trees_)
     for t1, t2 in zip(m1.trees_, m2.trees_, strict=True):
         assert_equal_nested(used_tree_state(t1), used_tree_state(t2))
+
+
+def single(X):
+    """X rounded to single precision, the precision AMF works in, so that float64 references see the same points."""
+    return np.asarray(X, dtype=np.float32).astype(np.float64)

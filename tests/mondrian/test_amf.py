@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from model_state import assert_equal_nested, model_state, same_trees, used_tree_state
+from model_state import assert_equal_nested, model_state, same_trees, single, used_tree_state
 from scipy.special import logsumexp
 
 from mondrian import AMFClassifier, AMFRegressor
@@ -132,7 +132,7 @@ def queries(tree, X, seed):
     rng = np.random.default_rng(seed)
     low, high = X.min(axis=0), X.max(axis=0)
     span = np.maximum(high - low, 1.0)
-    Q = [X, low + (rng.random((15, X.shape[1])) * 1.6 - 0.3) * span]
+    Q = [X, single(low + (rng.random((15, X.shape[1])) * 1.6 - 0.3) * span)]
     a = tree.nodes
     for v in range(tree.n_nodes):
         if a.left[v] != NO_NODE:
@@ -154,7 +154,7 @@ def small_streams(draw, classification):
     d = draw(st.integers(1, 3))
     n = draw(st.integers(1, 12))
     X = np.array(draw(st.lists(st.lists(coordinate, min_size=d, max_size=d), min_size=n, max_size=n)))
-    X = X.reshape(n, d)
+    X = single(X.reshape(n, d))
     if classification:
         n_classes = draw(st.integers(2, 4))
         y = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n, max_size=n)))
@@ -632,8 +632,24 @@ def test_duplicates_and_constant_features(Model):
         else:
             out = model.progressive_predict(X, y)
         assert np.all(np.isfinite(out))
-    single = Model(n_estimators=2, random_state=0).fit(X[:1], y[:1])
-    assert np.all(np.isfinite(prediction_of(single, X[:5])))
+    one = Model(n_estimators=2, random_state=0).fit(X[:1], y[:1])
+    assert np.all(np.isfinite(prediction_of(one, X[:5])))
+
+
+@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+def test_adjacent_single_precision_values_are_still_separated(Model):
+    """X is taken in single precision and so are the thresholds: between two neighbouring float32 values the only
+    threshold is the lower one, and a split there must still send each point to its own leaf."""
+    low = np.float32(0.1)
+    X = np.array([[low], [np.nextafter(low, np.float32(1.0))], [low]], dtype=np.float64)
+    y = np.array([0, 1, 0])
+    for seed in range(20):
+        model = Model(n_estimators=1, random_state=seed).fit(X, y)
+        tree = model.trees_[0]
+        leaves = tree.apply(X)
+        assert leaves[0] == leaves[2] != leaves[1]
+        assert tree.nodes.threshold[tree.root] == low
+        np.testing.assert_array_equal(tree.nodes.box_lower[leaves, 0], X[:, 0])
 
 
 # -- parameter validation ---------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ scratch and aggregate over its prunings; the Monte Carlo mean over many draws mu
 import numpy as np
 import pytest
 
+from model_state import single
+
 from mondrian import AMFClassifier, AMFRegressor
 
 LOG_HALF = np.log(0.5)
@@ -93,7 +95,7 @@ def temporary_update(t, x, rng, m):
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_split_prediction_is_the_mean_of_the_temporary_update(task):
     rng = np.random.default_rng(0)
-    X = rng.uniform(size=(12, 2))
+    X = single(rng.uniform(size=(12, 2)))
     if task == "classification":
         y = rng.integers(0, 3, 12)
         model = AMFClassifier(n_estimators=1, split_pure=True, random_state=1).partial_fit(X, y, classes=[0, 1, 2])
@@ -103,7 +105,7 @@ def test_split_prediction_is_the_mean_of_the_temporary_update(task):
         model = AMFRegressor(n_estimators=1, random_state=1).partial_fit(X, y)
         m, onehot, dirichlet = 1, False, 1.0
     t = tree_dict(model.trees_[0])
-    queries = np.vstack([rng.uniform(-0.2, 1.2, size=(4, 2)), X[:2]])  # outside ranges, and training points
+    queries = np.vstack([single(rng.uniform(-0.2, 1.2, size=(4, 2))), X[:2]])  # outside ranges, and training points
     model.prediction = "split"
     exact = model.predict_proba(queries) if onehot else model.predict(queries)[:, None]
     draws = 3000
