@@ -37,7 +37,7 @@ def _extension_rate(lower, upper, j, x):
 @numba.njit(cache=True, nogil=True)
 def _outside(lower, upper, j, x):
     """x lies outside node j's box [lower[j], upper[j]] (the common case, inside, reads the box once)."""
-    for d in range(x.shape[0]):
+    for d in range(x.shape[0]):  # noqa: SIM110 (a loop with an early return compiles to less than any())
         if x[d] < lower[j, d] or x[d] > upper[j, d]:
             return True
     return False

@@ -7,7 +7,6 @@ scratch and aggregate over its prunings; the Monte Carlo mean over many draws mu
 
 import numpy as np
 import pytest
-
 from model_state import single
 
 from mondrian import AMFClassifier, AMFRegressor
