@@ -86,8 +86,39 @@ class OnlineForest(BaseEstimator):
                 f"(n_estimators={started[0]}, lifetime={started[1]}); call fit to start again"
             )
 
+    def _plain_X(self, X) -> np.ndarray | None:
+        """X ready for the kernels when it is a plain case that scikit-learn's ``validate_data`` would only convert:
+        a non-empty 2-D numeric ndarray of finite values with the fitted number of features, on a model fitted
+        without feature names. None otherwise: ``validate_data`` then runs and raises its usual errors. One-sample
+        calls spent most of their time in ``validate_data``."""
+        plain = (
+            type(X) is np.ndarray
+            and X.ndim == 2
+            and X.dtype.kind in "fiu"
+            and X.shape[0] > 0
+            and X.shape[1] == getattr(self, "n_features_in_", -1)
+            and not hasattr(self, "feature_names_in_")
+        )
+        if not plain:
+            return None
+        with np.errstate(over="ignore"):  # a value too large for the dtype: validate_data raises (and warns) below
+            X = np.ascontiguousarray(X, dtype=self._dtype)
+        return _writeable(X) if np.isfinite(X).all() else None
+
+    def _plain_y(self, y, n_rows: int) -> bool:
+        """y is a 1-D numeric ndarray of finite values, one per row (labels are then checked against classes_)."""
+        return (
+            type(y) is np.ndarray
+            and y.shape == (n_rows,)
+            and y.dtype.kind in "biuf"
+            and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
+        )
+
     def _validated(self, X, y, classes, reset: bool):
         """Checked X (in ``_dtype``) and encoded targets; sets n_features_in_ (and classes_) when reset."""
+        plain = None if reset else self._plain_X(X)
+        if plain is not None and self._plain_y(y, plain.shape[0]):
+            return plain, self._targets(y, classes)
         X, y = validate_data(self, X, y, reset=reset, dtype=self._dtype, order="C", y_numeric=not self._onehot)
         X = _writeable(X)
         self._validate_targets(y)
@@ -168,6 +199,9 @@ class OnlineForest(BaseEstimator):
 
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self, "trees_")
+        plain = self._plain_X(X)
+        if plain is not None:
+            return plain
         return _writeable(validate_data(self, X, reset=False, dtype=self._dtype, order="C"))
 
     def _mean_prediction(self, X) -> np.ndarray:

@@ -713,6 +713,40 @@ def test_bad_parameters_raise_and_leave_the_model_unchanged(Model):
             AMFRegressor(dirichlet=0.5)
 
 
+@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+def test_plain_arrays_skip_validate_data_but_not_its_checks(Model):
+    """Numeric ndarrays on a fitted model take a short validation path (one-sample calls): same results as other
+    inputs, and every bad input still raises scikit-learn's error, leaving the model unchanged."""
+    X, y = data_for(Model, n=60, seed=11)
+    plain = Model(n_estimators=3, random_state=0).fit(X[:30], y[:30])
+    listed = Model(n_estimators=3, random_state=0).fit(X[:30], y[:30])
+    for i in range(30, 60):
+        plain.partial_fit(X[i : i + 1], y[i : i + 1])
+        listed.partial_fit(X[i : i + 1].tolist(), y[i : i + 1].tolist())
+    Q = np.random.default_rng(6).random((10, X.shape[1]))
+    np.testing.assert_array_equal(prediction_of(plain, Q), prediction_of(listed, Q.tolist()))
+    before, predictions = model_state(plain), prediction_of(plain, Q)
+    nan_row, inf_row = X[:1].copy(), X[:1].copy()
+    nan_row[0, 0], inf_row[0, 0] = np.nan, np.inf
+    bad_calls = [
+        (lambda m: m.partial_fit(X[:1, :-1], y[:1]), "features"),
+        (lambda m: m.partial_fit(nan_row, y[:1]), "NaN"),
+        (lambda m: m.partial_fit(inf_row, y[:1]), "infinity"),
+        (lambda m: m.partial_fit(X[:2], y[:1]), "inconsistent numbers of samples"),
+        (lambda m: prediction_of(m, inf_row), "infinity"),
+        (lambda m: prediction_of(m, np.full((1, X.shape[1]), 1e300)), "too large"),
+    ]
+    if Model is AMFClassifier:
+        bad_calls.append((lambda m: m.partial_fit(X[:1], np.array([7])), "not in classes_"))
+    else:
+        bad_calls.append((lambda m: m.partial_fit(X[:1], np.array([np.nan])), "NaN"))
+    for call, message in bad_calls:
+        with pytest.raises(ValueError, match=message):
+            call(plain)
+        assert_equal_nested(model_state(plain), before, path=message)
+    np.testing.assert_array_equal(prediction_of(plain, Q), predictions)
+
+
 @pytest.mark.parametrize(
     ("Model", "params"),
     [
