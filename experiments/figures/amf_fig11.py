@@ -105,15 +105,14 @@ def claims(runs, spec) -> list[Claim]:
         )
     ]
     for variant in (v for v in AMF_VARIANTS if v in table.columns):
-        over_mf = [d for d, row in table.iterrows() if row[variant] > row["MF"]]
+        margin = table[variant] - table["MF"]
+        over_mf = [d for d in table.index if margin[d] > 0]
         out.append(
             Claim(
                 f"{variant} has a higher test AUC than MF at the end on most datasets (>= {needed} of {n})",
                 len(over_mf) >= needed,
                 f"{variant} > MF on {len(over_mf)} of {n} ({', '.join(map(dataset_title, over_mf)) or 'none'}); "
-                + "; ".join(
-                    f"{dataset_title(d)}: {variant} - MF = {row[variant] - row['MF']:+.4f}" for d, row in table.iterrows()
-                ),
+                + "; ".join(f"{dataset_title(d)}: {variant} - MF = {margin[d]:+.4f}" for d in table.index),
             )
         )
     return out
