@@ -145,8 +145,9 @@ def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
     for i in range(n - 1):
         v = path[i]
         a = _stop_weight(stats[v, lw], stats[v, lw + 1])
-        _add_forecast(stats, v, onehot, dirichlet, rest * a, out)
-        rest *= 1.0 - a
+        if a > 0.0:  # 0 at the many upper nodes whose own forecaster has lost to their subtree's
+            _add_forecast(stats, v, onehot, dirichlet, rest * a, out)
+            rest *= 1.0 - a
     _add_forecast(stats, path[n - 1], onehot, dirichlet, rest, out)
 
 

@@ -56,7 +56,7 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         f"river {version('river')}, onelearn {version('onelearn')} (imported with the numpy 2 shim of "
         "experiments/bench/amf.py), in .venv-bench only. Same settings for all: 10 trees, step 1, dirichlet 0.5, "
         "aggregation on, pure leaves not split. Rows shuffled once (seed 0), features scaled to [0, 1]. "
-        f"Seeds {seeds} for the fast online learners (mean ± sd over seeds), seed {args.seeds[0]} for the rest. "
+        f"Seeds {seeds} for the compiled online loops (mean ± sd over seeds), seed {args.seeds[0]} for the rest. "
         f"Whole run: {seconds:.0f} s; load average (1 min) {args.load[0]:.1f} before it, {args.load[1]:.1f} "
         "after (above 1, other processes shared the 2 cores: speeds and the n_jobs=2 gain are then understated).",
         "",
@@ -68,8 +68,9 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         "",
         _markdown(online, {"samples/s": ".0f"}),
         "",
-        "The slow learners run on the first rows of the same stream (prefix rows); every learner's average log "
-        "loss on those rows is in the last column. Probabilities clipped at 1e-15. onelearn compiled loop: a numba "
+        "The compiled loops and river run on the same rows (the whole stream, at most the online rows); the "
+        "one-sample API calls on its first rows (prefix rows), and every learner's average log loss on those rows is "
+        "in the last column. Speeds are for one thread except the n_jobs=2 row. Probabilities clipped at 1e-15. onelearn compiled loop: a numba "
         "loop over onelearn's own compiled tree_classifier_predict and tree_classifier_partial_fit (onelearn has "
         "none). river gives probability 0 to classes it has not seen yet.",
         "",
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--datasets", nargs="+", default=None, help="AMF datasets (default: the five)")
     parser.add_argument("--online-rows", type=int, default=20_000, help="stream length, 0 for all rows")
-    parser.add_argument("--prefix-rows", type=int, default=1_000, help="rows for river and one-sample calls")
+    parser.add_argument("--prefix-rows", type=int, default=1_000, help="rows for the one-sample API calls")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--no-river", action="store_true")
     parser.add_argument("--skip-amf", action="store_true", help="only the MF section (no .venv-bench needed)")

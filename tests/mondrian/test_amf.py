@@ -418,6 +418,24 @@ def test_a_million_updates_stay_finite():
             assert log_w[tree.root] < -1e4  # the weights went far below what plain floats can hold
 
 
+@pytest.mark.parametrize("step", [1e30, 1e200, 1e308])
+@pytest.mark.parametrize("prediction", ["route", "split"])
+def test_extreme_steps_stay_finite(step, prediction):
+    """A huge step drives log weights to -inf after one loss: predictions stay distributions (and finite means)."""
+    rng = np.random.default_rng(12)
+    X = rng.random((300, 3))
+    Q = rng.random((50, 3)) * 1.4 - 0.2
+    clf = AMFClassifier(n_estimators=2, step=step, prediction=prediction, random_state=0)
+    out = clf.progressive_predict_proba(X, (X[:, 0] > 0.5).astype(int))
+    for proba in (out, clf.predict_proba(Q)):
+        assert np.all(np.isfinite(proba)) and np.all(proba >= 0)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    reg = AMFRegressor(n_estimators=2, step=step, prediction=prediction, random_state=0)
+    assert np.all(np.isfinite(reg.progressive_predict(X, X[:, 0])))
+    for model in (clf, reg):
+        assert np.all(np.isfinite(prediction_of(model, Q))) and np.all(np.isfinite(model.weighted_depth(Q)))
+
+
 # -- estimator API ----------------------------------------------------------------------------------------------
 
 
