@@ -398,11 +398,12 @@ def _ratio_rows(online_table: pd.DataFrame, batch_table: pd.DataFrame, memory_ta
         me = memory_table[memory_table["dataset"] == name].set_index("method")["bytes per node"]
         ours = on["ours progressive_predict_proba"]
         row = {"dataset": name}
+        two_threads = on["ours progressive, n_jobs=2"]
         if "river learn_one / predict_proba_one" in on:
             row["online vs river (target >= 50)"] = ours / on["river learn_one / predict_proba_one"]
-            row["online n_jobs=2 vs river"] = on["ours progressive, n_jobs=2"] / on["river learn_one / predict_proba_one"]
+            row["online n_jobs=2 vs river"] = two_threads / on["river learn_one / predict_proba_one"]
         row["online vs onelearn compiled (>= 3)"] = ours / on["onelearn compiled loop"]
-        row["online n_jobs=2 vs onelearn compiled"] = on["ours progressive, n_jobs=2"] / on["onelearn compiled loop"]
+        row["online n_jobs=2 vs onelearn compiled"] = two_threads / on["onelearn compiled loop"]
         row["online vs onelearn API"] = ours / on["onelearn API one sample at a time"]
         row["one-sample calls: ours vs onelearn API"] = (
             on["ours one-sample predict_proba + partial_fit"] / on["onelearn API one sample at a time"]
