@@ -70,7 +70,8 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         "",
         "The compiled loops and river run on the same rows (the whole stream, at most the online rows); the "
         "one-sample API calls on its first rows (prefix rows), and every learner's average log loss on those rows is "
-        "in the last column. Speeds are for one thread except the n_jobs=2 row. Probabilities clipped at 1e-15. onelearn compiled loop: a numba "
+        "in the last column. Speeds are for one thread except the n_jobs=2 row. Probabilities clipped at 1e-15. "
+        "onelearn compiled loop: a numba "
         "loop over onelearn's own compiled tree_classifier_predict and tree_classifier_partial_fit (onelearn has "
         "none). river gives probability 0 to classes it has not seen yet.",
         "",
