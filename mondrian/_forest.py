@@ -77,9 +77,13 @@ class OnlineForest(BaseEstimator):
             raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
         return self._check_forecaster_params()
 
-    def _check_unchanged(self, lifetime: float) -> None:
+    def _started_lifetime(self):
+        """The lifetime setting the trees were started with (``_check_forecaster_params``'s value then)."""
+        return self.trees_[0].lifetime
+
+    def _check_unchanged(self, lifetime) -> None:
         """partial_fit extends the trees it started with: their number and lifetime cannot change midway."""
-        started = (len(self.trees_), self.trees_[0].lifetime)
+        started = (len(self.trees_), self._started_lifetime())
         if started != (self.n_estimators, lifetime):
             raise ValueError(
                 f"n_estimators={self.n_estimators}, lifetime={lifetime} differ from the trees being extended "
@@ -132,21 +136,31 @@ class OnlineForest(BaseEstimator):
             for rng in tree_streams(self.random_state, self.n_estimators)
         ]
 
-    def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
-        params = self._kernel_params()
+    # -- per-tree steps (a forest whose trees revisit past points keeps them, and overrides these) --------------
+    def _store(self, X: np.ndarray, targets: np.ndarray) -> int:
+        """Keep the rows about to be learnt if the trees need past points; returns the index of the first."""
+        return 0
 
+    def _learn_tree(self, tree: MondrianTree, X: np.ndarray, targets: np.ndarray, first: int, params) -> None:
         # A forecaster that learns point by point is fed blocks, so that node capacity grows with the nodes actually
         # made (2 per point at most) rather than being reserved for the whole input; the leaf mean samples its
         # first batch at once.
         block = self._learn_block or max(X.shape[0], 1)
+        for start in range(0, X.shape[0], block):
+            Xb, tb = X[start : start + block], targets[start : start + block]
+            tree.reserve(2 * Xb.shape[0])
+            self._forecaster.learn(tree.nodes, tree.stats, Xb, tb, self._onehot, tree.lifetime, params, tree.rng)
 
-        def learn(tree: MondrianTree):
-            for start in range(0, X.shape[0], block):
-                Xb, tb = X[start : start + block], targets[start : start + block]
-                tree.reserve(2 * Xb.shape[0])
-                self._forecaster.learn(tree.nodes, tree.stats, Xb, tb, self._onehot, tree.lifetime, params, tree.rng)
+    def _progressive_tree(self, tree: MondrianTree, X, targets, first: int, params, prior, out) -> None:
+        tree.reserve(2 * X.shape[0])
+        self._forecaster.progressive(
+            tree.nodes, tree.stats, X, targets, self._onehot, tree.lifetime, params, tree.rng, prior, out
+        )
 
-        for_each(learn, trees, self.n_jobs)
+    def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
+        params = self._kernel_params()
+        first = self._store(X, targets)
+        for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
 
     def fit(self, X, y):
         """Learn every tree afresh from (X, y)."""
@@ -181,16 +195,14 @@ class OnlineForest(BaseEstimator):
         X, targets, trees = self._start_or_continue(X, y, classes)
         prior = self._prior()
         params = self._kernel_params()
+        first = self._store(X, targets)
         out = np.empty((X.shape[0], self._n_outputs))
         for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
             rows = slice(start, start + _PROGRESSIVE_BLOCK)
             Xb, tb = X[rows], targets[rows]
 
-            def step(tree: MondrianTree, buffer, Xb=Xb, tb=tb):
-                tree.reserve(2 * Xb.shape[0])
-                self._forecaster.progressive(
-                    tree.nodes, tree.stats, Xb, tb, self._onehot, tree.lifetime, params, tree.rng, prior, buffer
-                )
+            def step(tree: MondrianTree, buffer, Xb=Xb, tb=tb, at=first + start):
+                self._progressive_tree(tree, Xb, tb, at, params, prior, buffer)
 
             out[rows] = sum_over_trees(step, trees, (Xb.shape[0], self._n_outputs), self.n_jobs)
         self.trees_ = trees

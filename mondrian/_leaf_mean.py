@@ -20,9 +20,10 @@ def n_stats(n_outputs: int) -> int:
     return 1 + n_outputs
 
 
-def kernel_params() -> np.ndarray:
-    """The leaf mean has no parameter; kernels take ``params`` so that forecasters share one interface."""
-    return np.zeros(0)
+def kernel_params(hard_vote: bool = False) -> np.ndarray:
+    """``hard_vote``: a classifier tree votes for its leaf's most frequent label instead of giving its leaf's label
+    distribution (MGS17's majority vote)."""
+    return np.array([float(hard_vote)])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -39,6 +40,15 @@ def _add_leaf_mean(stats, node, out):
     count = stats[node, 0]
     for k in range(out.shape[0]):
         out[k] += stats[node, 1 + k] / count
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_prediction(stats, node, params, out):
+    """out += the leaf's mean target, or a vote for its most frequent label (ties: the lowest) with a hard vote."""
+    if params[0] > 0.0:
+        out[np.argmax(stats[node, 1 : 1 + out.shape[0]])] += 1.0
+    else:
+        _add_leaf_mean(stats, node, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -65,7 +75,7 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += mean target of the leaf holding X[i]."""
     for i in range(X.shape[0]):
-        _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
+        _add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -76,5 +86,5 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
-            _add_leaf_mean(stats, leaf_of(tree, X[i], lifetime), out[i])
+            _add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
         _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, True, rng, path), y[i], onehot)

@@ -83,11 +83,11 @@ def reserved(tree: TreeArrays, n_new: int) -> TreeArrays:
     return grow(tree, max(needed, 2 * capacity(tree)))
 
 
-def reserved_rows(a: np.ndarray, rows: int) -> np.ndarray:
-    """Per-node side array ``a`` (zero-filled) with at least ``rows`` rows, matching a grown tree."""
+def reserved_rows(a: np.ndarray, rows: int, fill=0) -> np.ndarray:
+    """Side array ``a`` (new rows set to ``fill``) with at least ``rows`` rows, doubling: per node, or per point."""
     if a.shape[0] >= rows:
         return a
-    return _grown(a, rows, 0.0)
+    return _grown(a, max(rows, 2 * a.shape[0]), fill)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -1,55 +1,202 @@
-"""Online Mondrian forests (LRT14): ``MondrianForestClassifier`` and ``MondrianForestRegressor``.
+"""Online Mondrian forests (LRT14, MGS17): ``MondrianForestClassifier`` and ``MondrianForestRegressor``.
 
 Each tree is a restricted Mondrian tree MT(lifetime, data): ``fit`` samples it in batch,
 ``partial_fit`` extends it online point by point (same law, whatever the order or
-batching). A leaf predicts the mean of its encoded targets (empirical label
-distribution or average label); the forest averages its trees.
+batching). With ``lifetime="increasing"`` (MGS17) the lifetime grows with the number n of
+points seen, lam_n = lifetime_scale * n^(1/(d+2)), and the tree after n points is MT(lam_n, data):
+leaves keep their points so that they can split later. A classifier tree predicts with LRT14's
+hierarchical (IKN) smoothing along the path, or its leaf's label distribution, or a vote for the
+leaf's majority label; a regressor leaf predicts its mean label; the forest averages its trees.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from mondrian import _leaf_mean
+from mondrian import _ikn, _increasing, _leaf_mean
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._points import PointStore
 from mondrian._validation import check_lifetime
+from mondrian.tree import MondrianTree
+
+INCREASING = "increasing"
+VOTES = ("soft", "hard")
+SMOOTHINGS = ("auto", "ikn", "empirical")
 
 
 class _MondrianForest(OnlineForest):
     _forecaster = _leaf_mean
 
-    def __init__(self, n_estimators: int = 10, lifetime: float = np.inf, random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        lifetime: float | str = np.inf,
+        lifetime_scale: float = 1.0,
+        random_state=None,
+        n_jobs=None,
+    ):
         self.n_estimators = n_estimators
         self.lifetime = lifetime
+        self.lifetime_scale = lifetime_scale
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_forecaster_params(self) -> float:
-        return check_lifetime(self.lifetime)
+    @property
+    def _increasing(self) -> bool:
+        return isinstance(self.lifetime, str) and self.lifetime == INCREASING
+
+    def _check_forecaster_params(self):
+        if not self._increasing:
+            return check_lifetime(self.lifetime)
+        scale = self.lifetime_scale
+        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not 0 < scale < np.inf:
+            raise ValueError(f"lifetime_scale must be a positive finite number, got {scale!r}")
+        return (INCREASING, float(scale))
+
+    def _started_lifetime(self):
+        if hasattr(self, "points_"):
+            return (INCREASING, self.lifetime_scale_)
+        return super()._started_lifetime()
+
+    def _hard_vote(self) -> bool:
+        return False
 
     def _kernel_params(self) -> np.ndarray:
-        return _leaf_mean.kernel_params()
+        return _leaf_mean.kernel_params(self._hard_vote())
+
+    # -- increasing lifetime: trees keep their points (points_, a PointStore) -----------------------------------
+    def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
+        if not self._increasing:
+            self.__dict__.pop("points_", None)
+            return super()._new_trees(n_features, lifetime)
+        self.points_ = PointStore(n_features, self._dtype)
+        self.lifetime_scale_ = lifetime[1]  # the schedule the trees follow
+        trees = super()._new_trees(n_features, 0.0)  # lam_0 = 0: no point, no split
+        for tree in trees:
+            tree.keep_points(16)
+        return trees
+
+    def _store(self, X, targets) -> int:
+        return self.points_.append(X, targets) if self._increasing else 0
+
+    def _grow_for(self, tree: MondrianTree) -> None:
+        """Room for every point the store holds: at most 2 nodes per point, one list link per point."""
+        tree.reserve(max(2 * self.points_.n - tree.n_nodes, 0))
+        tree.keep_points(self.points_.n)
+
+    def _learn_tree(self, tree, X, targets, first, params) -> None:
+        if not self._increasing:
+            return super()._learn_tree(tree, X, targets, first, params)
+        self._grow_for(tree)
+        store = self.points_
+        tree.lifetime = _increasing.learn(
+            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
+            first + X.shape[0], self._onehot, self.lifetime_scale_, tree.rng,
+        )  # fmt: skip
+
+    def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
+        if not self._increasing:
+            return super()._progressive_tree(tree, X, targets, first, params, prior, out)
+        self._grow_for(tree)
+        store = self.points_
+        tree.lifetime = _increasing.progressive(
+            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
+            first + X.shape[0], self._onehot, self.lifetime_scale_, params, tree.rng, prior, out,
+        )  # fmt: skip
 
 
 class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest):
-    """Online Mondrian forest classifier (Lakshminarayanan, Roy and Teh, 2014).
+    """Online Mondrian forest classifier (Lakshminarayanan, Roy and Teh, 2014; Mourtada, Gaïffas and Scornet, 2017).
 
     Parameters
     ----------
     n_estimators : number of trees.
     lifetime : the Mondrian lifetime lambda, a positive float or ``np.inf`` (the default,
-        as in LRT14's experiments: trees grow until every leaf holds one distinct point).
+        as in LRT14's experiments: trees grow until every leaf holds one distinct point), or
+        ``"increasing"`` (MGS17): lam_n = lifetime_scale * n^(1/(d+2)) after n points.
+    lifetime_scale : the scale of the increasing lifetime (MGS17's experiments: 1).
+    smoothing : "ikn" (LRT14's prediction: the posterior mean of a hierarchical normalized stable process with
+        interpolated Kneser-Ney smoothing along the path, averaged analytically over the extensions of the tree to
+        a point outside the data ranges), "empirical" (the leaf's label distribution), or "auto" (the default:
+        "ikn" with a fixed lifetime and soft votes, else "empirical"; the increasing lifetime and the hard vote
+        work with the leaf's labels).
+    gamma : the discount rate of the smoothing, d_j = exp(-gamma (tau_j - tau_parent)); None: 10 * n_features
+        (LRT14's choice); inf: no smoothing inside the data ranges.
+    vote : "soft" (a tree gives its label distribution) or "hard" (a tree votes for its leaf's most frequent
+        label, MGS17's majority vote); can be changed at any time.
     random_state : int, RandomState, Generator or None; each tree draws from its own
         stream spawned from it, so that results are the same for every ``n_jobs``.
     n_jobs : threads over trees (None means 1, -1 all cores).
 
-    A leaf predicts the empirical distribution of its labels; the forest averages the trees.
+    The forest averages the trees.
     """
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        lifetime: float | str = np.inf,
+        lifetime_scale: float = 1.0,
+        smoothing: str = "auto",
+        gamma: float | None = None,
+        vote: str = "soft",
+        random_state=None,
+        n_jobs=None,
+    ):
+        super().__init__(n_estimators, lifetime, lifetime_scale, random_state, n_jobs)
+        self.smoothing = smoothing
+        self.gamma = gamma
+        self.vote = vote
+
+    @property
+    def _smoothing(self) -> str:
+        if self.smoothing != "auto":
+            return self.smoothing
+        return "empirical" if self._increasing or self.vote == "hard" else "ikn"
+
+    @property
+    def _forecaster(self):
+        return _ikn if self._smoothing == "ikn" else _leaf_mean
+
+    def _check_forecaster_params(self):
+        if self.smoothing not in SMOOTHINGS:
+            raise ValueError(f"smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}")
+        if self.vote not in VOTES:
+            raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
+        gamma = self.gamma
+        if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0):
+            raise ValueError(f"gamma must be None or a positive number (inf allowed), got {gamma!r}")
+        if self.smoothing == "ikn" and (self._increasing or self.vote == "hard"):
+            raise ValueError(
+                'smoothing="ikn" predicts with LRT14\'s hierarchical smoothing, for a fixed lifetime and soft votes; '
+                f'use smoothing="empirical" with lifetime={self.lifetime!r} and vote={self.vote!r}'
+            )
+        return super()._check_forecaster_params()
+
+    def _check_unchanged(self, lifetime) -> None:
+        super()._check_unchanged(lifetime)
+        if self._smoothing != self.smoothing_:  # IKN keeps counts at internal nodes that the leaf mean does not
+            raise ValueError(
+                f"smoothing {self._smoothing!r} differs from the trees being extended ({self.smoothing_!r}); call fit"
+            )
+
+    def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
+        self.smoothing_ = self._smoothing  # the forecaster the trees keep statistics for
+        return super()._new_trees(n_features, lifetime)
+
+    def _kernel_params(self) -> np.ndarray:
+        if self._smoothing == "ikn":
+            return _ikn.kernel_params(10.0 * self.n_features_in_ if self.gamma is None else self.gamma)
+        return super()._kernel_params()
+
+    def _hard_vote(self) -> bool:
+        return self.vote == "hard"
 
 
 class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
-    """Online Mondrian forest regressor (Lakshminarayanan, Roy and Teh, 2014).
+    """Online Mondrian forest regressor (Lakshminarayanan, Roy and Teh, 2014; Mourtada, Gaïffas and Scornet, 2017).
 
-    Same parameters as ``MondrianForestClassifier``; a leaf predicts the mean of its labels.
+    Same parameters as ``MondrianForestClassifier`` without ``vote``; a leaf predicts the mean of its labels.
     """

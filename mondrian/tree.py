@@ -18,6 +18,7 @@ from mondrian._nodes import (
     reserved,
     reserved_rows,
 )
+from mondrian._points import NO_POINT, empty_lists
 from mondrian._process import sample_partition
 from mondrian._prune import prune
 from mondrian._route import apply
@@ -38,6 +39,9 @@ class MondrianTree:
         self.rng = rng
         self.lifetime = float(lifetime)
         self.stats = np.zeros((capacity(nodes), n_stats))
+        # the points each leaf holds (``_points``), for trees that revisit past points; None otherwise
+        self.first_point: np.ndarray | None = None
+        self.next_point: np.ndarray | None = None
 
     @classmethod
     def empty(cls, n_features: int, rng, lifetime: float, n_stats: int = 0, dtype=np.float64) -> MondrianTree:
@@ -47,8 +51,17 @@ class MondrianTree:
     def reserve(self, n_new: int) -> None:
         """Make room for ``n_new`` more nodes (doubling capacity) in the nodes and their statistics."""
         nodes = reserved(self.nodes, n_new)
-        stats = reserved_rows(self.stats, capacity(nodes))
-        self.nodes, self.stats = nodes, stats
+        self.stats = reserved_rows(self.stats, capacity(nodes))
+        if self.first_point is not None:
+            self.first_point = reserved_rows(self.first_point, capacity(nodes), NO_POINT)
+        self.nodes = nodes
+
+    def keep_points(self, n_points: int) -> None:
+        """Keep the points of each leaf (as indices into the forest's ``PointStore``), room for ``n_points``."""
+        if self.first_point is None:
+            self.first_point = empty_lists(capacity(self.nodes))
+            self.next_point = empty_lists(n_points)
+        self.next_point = reserved_rows(self.next_point, n_points, NO_POINT)
 
     # -- reading the tree (the node arrays trimmed to the nodes in use) ---------------------------
     @property
@@ -104,6 +117,8 @@ class MondrianTree:
             )
         )
         state["stats"] = self.stats[:n].copy()
+        if self.first_point is not None:
+            state["first_point"] = self.first_point[:n].copy()
         return state
 
 

@@ -6,22 +6,39 @@ import copy
 import numpy as np
 
 from mondrian._nodes import TreeArrays
+from mondrian._points import PointStore, points_of
+
+
+def _copy(a):
+    return None if a is None else a.copy()
 
 
 def tree_state(tree):
-    """A tree in full: every node array (capacity included), statistics, lifetime, rng state."""
+    """A tree in full: every node array (capacity included), statistics, lifetime, rng state, point lists."""
     return (
         {name: np.array(a, copy=True) for name, a in zip(TreeArrays._fields, tree.nodes, strict=True)},
         tree.stats.copy(),
         tree.lifetime,
         copy.deepcopy(tree.rng.bit_generator.state),
+        _copy(tree.first_point),
+        _copy(tree.next_point),
     )
 
 
 def used_tree_state(tree):
-    """What defines a tree: arrays of the nodes in use, its root, their statistics, lifetime, rng state."""
+    """What defines a tree: arrays of the nodes in use, its root, their statistics, lifetime, rng state, and the
+    points of its leaves."""
     n = tree.n_nodes
-    return (tree.arrays(), tree.root, tree.stats[:n].copy(), tree.lifetime, copy.deepcopy(tree.rng.bit_generator.state))
+    rng = copy.deepcopy(tree.rng.bit_generator.state)
+    return (tree.arrays(), tree.root, tree.stats[:n].copy(), tree.lifetime, rng, leaf_points(tree))
+
+
+def leaf_points(tree):
+    """The points each node holds, in list order (None for a tree that keeps no points)."""
+    if tree.first_point is None:
+        return None
+    scratch = np.empty(tree.next_point.shape[0], np.int64)
+    return [scratch[: points_of(tree.first_point, tree.next_point, j, scratch)].copy() for j in range(tree.n_nodes)]
 
 
 def assert_equal_nested(a, b, path="model"):
@@ -33,6 +50,9 @@ def assert_equal_nested(a, b, path="model"):
         assert type(a) is type(b) and len(a) == len(b), path
         for k, (u, v) in enumerate(zip(a, b, strict=True)):
             assert_equal_nested(u, v, f"{path}[{k}]")
+    elif isinstance(a, PointStore):
+        assert isinstance(b, PointStore), path
+        assert_equal_nested(a.__getstate__(), b.__getstate__(), path)
     elif isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray) and a.dtype == b.dtype, path
         np.testing.assert_array_equal(a, b, err_msg=path)

@@ -33,7 +33,7 @@ def regression(n=300, d=3, seed=0):
 
 
 @pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
-@pytest.mark.parametrize("lifetime", [2.0, np.inf])
+@pytest.mark.parametrize("lifetime", [2.0, np.inf, "increasing"])
 def test_same_seed_same_model_for_any_n_jobs(Model, lifetime):
     X, y = classification() if Model is MondrianForestClassifier else regression()
     Q = np.random.default_rng(9).random((50, X.shape[1])) * 1.4 - 0.2
@@ -65,7 +65,7 @@ def test_same_seed_same_model_for_any_n_jobs(Model, lifetime):
     assert not np.array_equal(other_seed.trees_[0].arrays()["threshold"], ref[0].trees_[0].arrays()["threshold"])
 
 
-@pytest.mark.parametrize("lifetime", [1.0, np.inf])
+@pytest.mark.parametrize("lifetime", [1.0, np.inf, "increasing"])
 def test_progressive_predict_proba_is_predict_then_partial_fit(lifetime):
     X, y = classification(n=120, n_classes=4, seed=1)
     classes = np.unique(y)
@@ -167,7 +167,7 @@ def test_single_class():
 
 def test_partial_fit_with_classes_then_batches_with_some_of_them():
     X, y = classification(n=200, n_classes=3, seed=9)
-    clf = MondrianForestClassifier(n_estimators=4, lifetime=np.inf, random_state=0)
+    clf = MondrianForestClassifier(n_estimators=4, lifetime=np.inf, smoothing="empirical", random_state=0)
     first = y < 2
     clf.partial_fit(X[first][:50], y[first][:50], classes=[0, 1, 2, 3])
     np.testing.assert_array_equal(clf.classes_, [0, 1, 2, 3])
@@ -181,6 +181,11 @@ def test_partial_fit_with_classes_then_batches_with_some_of_them():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(proba[:, 3] == 0.0)
     np.testing.assert_array_equal(clf.predict(X[only_two]), 2)
+    # IKN smoothing shares the uniform base measure of the root: a class never seen keeps some mass.
+    ikn = MondrianForestClassifier(n_estimators=4, random_state=0).partial_fit(X[first], y[first], classes=[0, 1, 2, 3])
+    proba = ikn.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(proba[:, 2:] >= 0.0) and np.all(proba[:, 2:] < 0.1) and proba[:, 2:].max() > 0.0
 
 
 def test_refit_starts_afresh():
@@ -194,10 +199,11 @@ def test_refit_starts_afresh():
 
 
 @pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
-def test_pickle_round_trip_and_continue_learning(Model):
+@pytest.mark.parametrize("lifetime", [4.0, "increasing"])
+def test_pickle_round_trip_and_continue_learning(Model, lifetime):
     X, y = classification(n=200, seed=11) if Model is MondrianForestClassifier else regression(n=200, seed=11)
     Q = np.random.default_rng(1).random((40, X.shape[1])) * 2 - 0.5
-    model = Model(n_estimators=5, lifetime=4.0, random_state=2, n_jobs=2)
+    model = Model(n_estimators=5, lifetime=lifetime, random_state=2, n_jobs=2)
     model.partial_fit(X[:100], y[:100], **({"classes": np.unique(y)} if Model is MondrianForestClassifier else {}))
     copy_ = pickle.loads(pickle.dumps(model))
     assert copy_.get_params() == model.get_params()
@@ -260,6 +266,18 @@ def failing_calls(task):
         # partial_fit extends the trees it started with: changing their number or lifetime is refused
         ("more trees midway", lambda m: m.set_params(n_estimators=6).partial_fit(X, y), "call fit"),
         ("other lifetime midway", lambda m: m.set_params(lifetime=np.inf).partial_fit(X, y), "call fit"),
+        ("increasing midway", lambda m: m.set_params(lifetime="increasing").partial_fit(X, y), "call fit"),
+        (
+            "other lifetime_scale midway",
+            lambda m: m.set_params(lifetime="increasing", lifetime_scale=7.0).partial_fit(X, y),
+            "call fit",
+        ),
+        ("bad lifetime_scale 0", lambda m: m.set_params(lifetime="increasing", lifetime_scale=0).fit(X, y), "scale"),
+        (
+            "bad lifetime_scale inf",
+            lambda m: m.set_params(lifetime="increasing", lifetime_scale=np.inf).partial_fit(X, y),
+            "lifetime_scale",
+        ),
         ("bad random_state str", lambda m: m.set_params(random_state="seed").fit(X, y), "random_state"),
         # Fails after validating new data of another shape (attributes set by validation must be rolled back).
         (
@@ -277,6 +295,8 @@ def failing_calls(task):
             ("classes differ", lambda m: m.partial_fit(X[:3], y[:3], classes=[0, 1, 2, 5]), "differs"),
             ("classes subset", lambda m: m.partial_fit(X[:3], [0, 0, 0], classes=[0, 1]), "differs"),
             ("continuous y", lambda m: m.fit(X, y + 0.5), "continuous"),
+            ("bad vote", lambda m: m.set_params(vote="majority").fit(X, y), "vote"),
+            ("bad vote partial_fit", lambda m: m.set_params(vote=None).partial_fit(X, y), "vote"),
             ("progressive NaN", lambda m: m.progressive_predict_proba(nan, y), "NaN"),
             (
                 "progressive unknown label",
@@ -296,10 +316,13 @@ def failing_calls(task):
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])
-def test_failed_calls_raise_value_error_and_leave_the_model_unchanged(task):
+@pytest.mark.parametrize("lifetime", [3.0, "increasing"])
+def test_failed_calls_raise_value_error_and_leave_the_model_unchanged(task, lifetime):
     X, y, calls = failing_calls(task)
+    if lifetime == "increasing":  # going on with an increasing lifetime is allowed there, with another scale not
+        calls = [c for c in calls if c[0] != "increasing midway"]
     Model = MondrianForestClassifier if task == "classification" else MondrianForestRegressor
-    model = Model(n_estimators=4, lifetime=3.0, random_state=1).fit(X, y)
+    model = Model(n_estimators=4, lifetime=lifetime, random_state=1).fit(X, y)
     model.partial_fit(X[:7] + 0.5, y[:7])  # the rng streams have moved on from their seeds
     Q = np.random.default_rng(2).random((30, X.shape[1])) * 2 - 0.5
     params = model.get_params()
@@ -312,7 +335,7 @@ def test_failed_calls_raise_value_error_and_leave_the_model_unchanged(task):
         assert_equal_nested(model_state(model), before, path=name)
         np.testing.assert_array_equal(model.predict(Q), predictions, err_msg=name)
     # The model still learns normally afterwards, as an untouched copy does.
-    twin = Model(n_estimators=4, lifetime=3.0, random_state=1).fit(X, y)
+    twin = Model(n_estimators=4, lifetime=lifetime, random_state=1).fit(X, y)
     twin.partial_fit(X[:7] + 0.5, y[:7])
     for m in (model, twin):
         m.partial_fit(X[7:12] - 0.3, y[7:12])
@@ -326,13 +349,13 @@ def test_failed_first_call_leaves_an_unfitted_model(Model):
     for call in (lambda: model.partial_fit(X, y), lambda: model.fit(X, y)):
         with pytest.raises(ValueError, match="random_state"):
             call()
-        assert vars(model) == {"n_estimators": 10, "lifetime": np.inf, "random_state": -1, "n_jobs": None}
+        assert vars(model) == Model(random_state=-1).get_params()
     nan = X.copy()
     nan[0, 0] = np.nan
     model.set_params(random_state=0)
     with pytest.raises(ValueError, match="NaN"):
         model.partial_fit(nan, y)
-    assert set(vars(model)) == {"n_estimators", "lifetime", "random_state", "n_jobs"}
+    assert set(vars(model)) == set(Model().get_params())
     model.partial_fit(X, y)
     same_trees(model, Model(random_state=0).partial_fit(X, y))
 

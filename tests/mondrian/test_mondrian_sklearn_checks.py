@@ -1,4 +1,4 @@
-"""scikit-learn's own estimator checks on both forests.
+"""scikit-learn's own estimator checks on both forests, with a fixed and an increasing lifetime.
 
 No check is expected to fail. A check that cannot apply would go in EXPECTED_FAILED_CHECKS,
 keyed by estimator class name, {check name: reason}; it is empty on purpose.
@@ -16,7 +16,12 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
 
 
 @parametrize_with_checks(
-    [MondrianForestClassifier(), MondrianForestRegressor()],
+    [
+        MondrianForestClassifier(),
+        MondrianForestRegressor(),
+        MondrianForestClassifier(lifetime="increasing", vote="hard"),
+        MondrianForestRegressor(lifetime="increasing"),
+    ],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS[type(estimator).__name__],
 )
 def test_sklearn_compatible_estimator(estimator, check):

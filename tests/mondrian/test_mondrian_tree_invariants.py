@@ -211,12 +211,15 @@ def test_regressor_trees_are_restricted_mondrian_trees(data, lifetime, mode, see
     lifetime=st.sampled_from(LIFETIMES),
     mode=st.sampled_from(MODES),
     seed=st.integers(0, 2**32 - 1),
+    smoothing=st.sampled_from(["ikn", "empirical"]),
 )
-def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchanged(data, queries, lifetime, mode, seed):
+def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchanged(
+    data, queries, lifetime, mode, seed, smoothing
+):
     X, y = data
     Q = np.array(queries)[:, : X.shape[1]] * 3.0  # also far outside the training range
     model = grow(
-        MondrianForestClassifier(n_estimators=3, lifetime=lifetime, random_state=seed),
+        MondrianForestClassifier(n_estimators=3, lifetime=lifetime, smoothing=smoothing, random_state=seed),
         X,
         y,
         mode,
@@ -231,8 +234,11 @@ def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchang
         assert proba.shape == (Z.shape[0], n_classes)
         assert np.all((proba >= 0.0) & (proba <= 1.0))
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-        if mode != "fit":
+        if mode != "fit" and smoothing == "empirical":
             assert np.all(proba[:, 3] == 0.0), "a class never seen gets probability 0"
+        elif mode != "fit":  # IKN: from the uniform base measure, never more than a class seen
+            seen = np.unique(y)
+            assert np.all(proba[:, 3] <= proba[:, seen].min(axis=1) + 1e-12)
         np.testing.assert_array_equal(model.predict(Z), model.classes_[np.argmax(proba, axis=1)])
     assert_same_trees(before, snapshot_trees(model))
     assert vars(model).keys() == attributes.keys() | {"trees_"}

@@ -1,0 +1,223 @@
+"""IKN forecaster kernels (LRT14, section 4 and 5): each node's label distribution G_j is the posterior mean of a
+hierarchical normalized stable process (HNSP) over the tree, approximated by interpolated Kneser-Ney (IKN)
+smoothing; a test point outside the data ranges on its path is predicted by averaging over the tree's extensions
+to it, analytically. Classification only (``onehot`` True, labels are class indices 0..K-1).
+
+Node statistics, one row per node: column 0 the number of points the node has seen, columns 1..K its IKN counts
+c_k: the label counts at a leaf, at an internal node the sum of its children's tables t_k = min(c_k, 1) (each child
+sends at most one customer per label up). At leaves the columns are the label counts that ``extend``'s pure-leaf
+test reads. With a finite lifetime the leaves are the nodes of the tree pruned at it; nodes below are not visited.
+
+Posterior mean at node j, with discount d_j = exp(-gamma (tau_j - tau_parent(j))) and tau_j = the lifetime at a
+leaf (so d = 0 at the leaves of a tree with lifetime inf, and everywhere when gamma = inf):
+G_j(k) = (c_k - d_j t_k + d_j t G_parent(j)(k)) / c with c = sum c_k, t = sum t_k, G_parent(root) uniform; a node
+with c = 0 (it has seen no point) takes G_parent(j).
+
+Prediction at x (the formulas of the authors' code, NOTES section 2) walks x's root-to-leaf path. At node j, x
+lies eta = sum_d (l_jd - x_d)_+ + (x_d - u_jd)_+ outside j's data range, and an extension of the tree to x splits
+just above j, at tau_parent(j) + E with E ~ Exp(eta), with probability p_sep = 1 - exp(-eta Delta), Delta =
+tau_j - tau_parent(j) (inf at a leaf of a tree with lifetime inf: p_sep = 1 there). x then sits in a new leaf
+below a new node given j's counts (the authors' choice; IKN would give it j's tables, x's leaf holding no label),
+the base G_parent(j) and the expected discount dbar = E[exp(-gamma E) | E < Delta]; its posterior G_new weighs
+P(no split higher up) * p_sep. Without a split on the path, x gets G_leaf.
+
+``params`` = (gamma, split_pure) as float64: gamma > 0 the discount rate (LRT14: 10 * n_features, inf allowed);
+split_pure as ``extend``'s flag: off, a leaf whose labels all equal y is not split by (x, y) (only its range
+grows). The first batch into an empty tree is sampled at once (``sample_block``), which never pauses pure leaves.
+"""
+
+import numba
+import numpy as np
+
+from mondrian._extend import _extension_rate, extend
+from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
+from mondrian._process import sample_block
+from mondrian._route import path_of
+
+
+def n_stats(n_outputs: int) -> int:
+    return 1 + n_outputs
+
+
+def kernel_params(gamma: float, split_pure: bool = True) -> np.ndarray:
+    """(gamma, split_pure): gamma > 0 the HNSP discount rate (inf: no smoothing, d = 0 at every node)."""
+    gamma = float(gamma)
+    if not gamma > 0.0:
+        raise ValueError(f"gamma must be positive (inf allowed), got {gamma!r}")
+    return np.array([gamma, float(split_pure)])
+
+
+@numba.njit(cache=True, nogil=True)
+def _discount(gamma, delta):
+    """d = exp(-gamma * delta); 0 when gamma = inf (also for delta = 0, where the product is undefined)."""
+    return 0.0 if gamma == np.inf else np.exp(-gamma * delta)
+
+
+@numba.njit(cache=True, nogil=True)
+def _expected_discount(eta, gamma, delta):
+    """E[exp(-gamma E) | E < delta] for E ~ Exp(eta): the mean discount of a new node inserted at tau_parent + E.
+    eta / (eta + gamma) * (1 - exp(-(eta + gamma) delta)) / (1 - exp(-eta delta)), eta / (eta + gamma) when
+    delta = inf; needs eta delta > 0."""
+    if gamma == np.inf:
+        return 0.0
+    return eta / (eta + gamma) * np.expm1(-(eta + gamma) * delta) / np.expm1(-eta * delta)
+
+
+@numba.njit(cache=True, nogil=True)
+def _posterior(stats, node, discount, base, out):
+    """out = the IKN posterior mean of a node with the counts of ``node``, discount d and base G_parent:
+    (c_k - d t_k + d t base_k) / c; the base itself when c = 0."""
+    m = out.shape[0]
+    customers = 0.0
+    tables = 0.0
+    for k in range(m):
+        c = stats[node, 1 + k]
+        customers += c
+        tables += min(c, 1.0)
+    if customers == 0.0:
+        out[:] = base
+        return
+    share = discount * tables
+    for k in range(m):
+        c = stats[node, 1 + k]
+        out[k] = (c - discount * min(c, 1.0) + share * base[k]) / customers
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
+    """out += the tree's prediction at x, averaged over the extensions of the tree to x; the model is unchanged.
+    ``base`` and ``g`` are scratch rows of K entries."""
+    parent, split_time = tree.parent, tree.split_time
+    lower, upper = tree.box_lower, tree.box_upper
+    m = out.shape[0]
+    n = path_of(tree, x, lifetime, path)
+    base[:] = 1.0 / m  # G_parent(root): uniform over the classes
+    not_separated = 1.0
+    for i in range(n):
+        j = path[i]
+        tau_parent = parent_time(parent, split_time, j)
+        delta = (lifetime if i == n - 1 else split_time[j]) - tau_parent
+        eta = _extension_rate(lower, upper, j, x)
+        if eta > 0.0:
+            p_separated = -np.expm1(-eta * delta)
+            if p_separated > 0.0:
+                _posterior(stats, j, _expected_discount(eta, gamma, delta), base, g)
+                weight = not_separated * p_separated
+                for k in range(m):
+                    out[k] += weight * g[k]
+                not_separated *= np.exp(-eta * delta)
+                if not_separated == 0.0:
+                    return
+        _posterior(stats, j, _discount(gamma, delta), base, g)
+        base, g = g, base
+    for k in range(m):
+        out[k] += not_separated * base[k]
+
+
+@numba.njit(cache=True, nogil=True)
+def _seat(stats, parent, node, label):
+    """Count a point of class ``label`` at leaf ``node`` and on its ancestors: every node's column 0 grows; the
+    label's IKN count grows at the leaf, then at each parent as long as the child below opened a new table
+    (its count of the label was 0), so only the counts whose tables change are touched."""
+    new_table = True
+    while node != NO_NODE:
+        stats[node, 0] += 1.0
+        if new_table:
+            new_table = stats[node, label] == 0.0
+            stats[node, label] += 1.0
+        node = parent[node]
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_one(tree, stats, x, y, lifetime, split_pure, rng, path):
+    """Extend the tree by (x, y) and keep every IKN count exact. A new parent p above j (``extend`` copied j's row
+    to it) gets c(p) = t(j) + t(new leaf): j's tables here, x's table through ``_seat``."""
+    n_before = tree.n_nodes[0]
+    leaf = extend(tree, stats, x, y, lifetime, split_pure, rng, path)
+    if leaf >= n_before:  # a new leaf: the first point, or x split off above a node j
+        stats[leaf] = 0.0
+        p = tree.parent[leaf]
+        if p != NO_NODE:
+            j = tree.left[p] if tree.right[p] == leaf else tree.right[p]
+            for k in range(1, stats.shape[1]):
+                stats[p, k] = min(stats[j, k], 1.0)
+    _seat(stats, tree.parent, leaf, 1 + int(y))
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_up(tree, stats, lifetime):
+    """Every internal node's column 0 and IKN counts from its children's, children first, given the leaves'."""
+    left, right, split_time = tree.left, tree.right, tree.split_time
+    order = np.empty(tree.n_nodes[0], np.int64)  # breadth first: a node comes after its parent
+    order[0] = tree.root[0]
+    filled = 1
+    i = 0
+    while i < filled:
+        node = order[i]
+        i += 1
+        if not is_leaf(left, split_time, node, lifetime):
+            order[filled] = left[node]
+            order[filled + 1] = right[node]
+            filled += 2
+    for i in range(filled - 1, -1, -1):
+        node = order[i]
+        if is_leaf(left, split_time, node, lifetime):
+            continue
+        a, b = left[node], right[node]
+        stats[node, 0] = stats[a, 0] + stats[b, 0]
+        for k in range(1, stats.shape[1]):
+            stats[node, k] = min(stats[a, k], 1.0) + min(stats[b, k], 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, stats, X, y, onehot, lifetime, params, rng):
+    """Add the points (X, y) to the tree: batch sampling into an empty tree (counts then computed bottom-up), else
+    online extension point by point (counts updated along the path). The caller reserved 2 * len(X) nodes."""
+    if not onehot:
+        raise ValueError("IKN smoothing is for classification only")
+    n = X.shape[0]
+    if n == 0:
+        return
+    if tree.root[0] == NO_NODE:
+        tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
+        leaves = np.empty(n, np.int64)
+        sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
+        stats[: tree.n_nodes[0]] = 0.0
+        for i in range(n):
+            stats[leaves[i], 0] += 1.0
+            stats[leaves[i], 1 + int(y[i])] += 1.0
+        _count_up(tree, stats, lifetime)
+        return
+    split_pure = params[1] > 0.0
+    path = np.empty(capacity(tree), np.int64)
+    for i in range(n):
+        _learn_one(tree, stats, X[i], y[i], lifetime, split_pure, rng, path)
+
+
+@numba.njit(cache=True, nogil=True)
+def predict(tree, stats, X, onehot, lifetime, params, out):
+    """out[i] += the tree's IKN prediction at X[i], averaged over the extensions to X[i]; the model is unchanged."""
+    if not onehot:
+        raise ValueError("IKN smoothing is for classification only")
+    path = np.empty(capacity(tree), np.int64)
+    base = np.empty(out.shape[1])
+    g = np.empty(out.shape[1])
+    for i in range(X.shape[0]):
+        _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
+    """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
+    if not onehot:
+        raise ValueError("IKN smoothing is for classification only")
+    split_pure = params[1] > 0.0
+    path = np.empty(capacity(tree), np.int64)
+    base = np.empty(out.shape[1])
+    g = np.empty(out.shape[1])
+    for i in range(X.shape[0]):
+        if tree.root[0] == NO_NODE:
+            out[i] += prior
+        else:
+            _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+        _learn_one(tree, stats, X[i], y[i], lifetime, split_pure, rng, path)

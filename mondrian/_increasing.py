@@ -1,0 +1,177 @@
+"""MGS17's online Mondrian tree with increasing lifetime lam_n = scale * n^(1/(d+2)).
+
+Point n first extends the tree at the current lifetime lam_{n-1} (LRT14's extension, ``extend``), then the lifetime
+is raised to lam_n by letting every leaf go on splitting from lam_{n-1} (the Mondrian process is memoryless).
+Raising uses the superposition of the leaves' clocks: the tree's next split comes after Exp(R), R the sum over
+leaves of the linear dimension of their range, and falls on leaf l with probability |range_l| / R; the leaf splits
+at that time inside its range (dimension proportional to the sides, threshold uniform) and its points go to the two
+children, whose ranges are the ranges of their points (the tree stays restricted to the data); the next split is
+drawn from that time on. So leaves keep their points (``_points``); their statistics are those of the leaf mean.
+A first batch into an empty tree is sampled at once as MT(lam_n, data) (``sample_block``), the same law.
+"""
+
+import numba
+import numpy as np
+
+from mondrian._extend import extend_along
+from mondrian._leaf_mean import _add_prediction, _add_target
+from mondrian._nodes import NO_NODE, add_node, capacity
+from mondrian._points import NO_POINT, add_point, points_of
+from mondrian._process import choose_proportional, sample_block, set_split, uniform_below
+from mondrian._route import path_of
+
+
+@numba.njit(cache=True, nogil=True)
+def lifetime_at(n_points, scale, n_features):
+    """lam_n = scale * n^(1/(d+2)), MGS17's schedule (its experiments use scale 1)."""
+    return scale * n_points ** (1.0 / (n_features + 2))
+
+
+@numba.njit(cache=True, nogil=True)
+def _linear_dimension(lower, upper, j):
+    total = 0.0
+    for d in range(lower.shape[1]):
+        total += upper[j, d] - lower[j, d]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def total_rate(tree):
+    """R: the sum over leaves of the linear dimension of their range (the rate of the tree's next split)."""
+    total = 0.0
+    for j in range(tree.n_nodes[0]):
+        if tree.left[j] == NO_NODE:
+            total += _linear_dimension(tree.box_lower, tree.box_upper, j)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _pick_leaf(tree, target):
+    """The leaf where the running sum of leaves' linear dimensions first exceeds ``target``."""
+    acc = 0.0
+    last = NO_NODE
+    for j in range(tree.n_nodes[0]):
+        if tree.left[j] == NO_NODE:
+            side = _linear_dimension(tree.box_lower, tree.box_upper, j)
+            if side > 0.0:
+                last = j
+                acc += side
+                if target < acc:
+                    return j
+    return last
+
+
+@numba.njit(cache=True, nogil=True)
+def _refit(tree, stats, first, next_point, X, y, onehot, node, scratch):
+    """The node's range and statistics from the points it holds."""
+    n = points_of(first, next_point, node, scratch)
+    tree.box_lower[node] = X[scratch[0]]
+    tree.box_upper[node] = X[scratch[0]]
+    stats[node] = 0.0
+    for k in range(n):
+        i = scratch[k]
+        for d in range(X.shape[1]):
+            tree.box_lower[node, d] = min(tree.box_lower[node, d], X[i, d])
+            tree.box_upper[node, d] = max(tree.box_upper[node, d], X[i, d])
+        _add_target(stats, node, y[i], onehot)
+
+
+@numba.njit(cache=True, nogil=True)
+def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, rng, scratch):
+    """Split leaf j at ``time`` inside its range; its points go to the children. Returns the change of R."""
+    sides = tree.box_upper[j] - tree.box_lower[j]
+    before = sides.sum()
+    dim = choose_proportional(sides, before, rng)
+    threshold = uniform_below(tree.box_lower[j, dim], tree.box_upper[j, dim], rng)
+    left = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+    right = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+    set_split(tree, j, time, dim, threshold, left, right)
+    n = points_of(first, next_point, j, scratch)
+    first[j] = NO_POINT
+    for k in range(n):
+        i = scratch[k]
+        add_point(first, next_point, left if X[i, dim] <= threshold else right, i)
+    _refit(tree, stats, first, next_point, X, y, onehot, left, scratch)
+    _refit(tree, stats, first, next_point, X, y, onehot, right, scratch)
+    lower, upper = tree.box_lower, tree.box_upper
+    return _linear_dimension(lower, upper, left) + _linear_dimension(lower, upper, right) - before
+
+
+@numba.njit(cache=True, nogil=True)
+def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, rng, scratch):
+    """Let the leaves split from lifetime ``old`` to ``new``; returns R afterwards."""
+    time = old
+    while rate > 0.0:
+        time += rng.exponential(1.0 / rate)
+        if not time < new:
+            break
+        leaf = _pick_leaf(tree, rate * rng.random())
+        rate += _split_leaf(tree, stats, first, next_point, X, y, onehot, leaf, time, rng, scratch)
+    return rate
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, rng, path, scratch):
+    """Point i of the store: extend at ``lifetime`` (lam_i), then raise to lam_{i+1}. Returns (lam_{i+1}, R)."""
+    x = X[i]
+    lower, upper = tree.box_lower, tree.box_upper
+    n = path_of(tree, x, lifetime, path)
+    leaf = path[n - 1]
+    before = _linear_dimension(lower, upper, leaf)
+    j = extend_along(tree, stats, x, y[i], lifetime, True, rng, path, n)
+    if j == leaf:  # x joined an existing leaf, whose range may have grown; a new leaf holds x alone (R unchanged)
+        rate += _linear_dimension(lower, upper, j) - before
+    add_point(first, next_point, j, i)
+    _add_target(stats, j, y[i], onehot)
+    new = lifetime_at(i + 1, scale, X.shape[1])
+    return new, _raise(tree, stats, first, next_point, X, y, onehot, lifetime, new, rate, rng, scratch)
+
+
+@numba.njit(cache=True, nogil=True)
+def _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng):
+    """Into an empty tree, points start..end-1 at once: MT(lam_end, data). Returns lam_end."""
+    lifetime = lifetime_at(end, scale, X.shape[1])
+    tree.root[0] = add_node(tree, NO_NODE, X[start], X[start])
+    leaves = np.empty(end, np.int64)
+    sample_block(tree, X, np.arange(start, end), tree.root[0], lifetime, rng, leaves)
+    for i in range(start, end):
+        add_point(first, next_point, leaves[i], i)
+        _add_target(stats, leaves[i], y[i], onehot)
+    return lifetime
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng):
+    """Learn points start..end-1 of the store (X, y), points 0..start-1 being in the tree already; the caller
+    reserved room for 2 * end nodes. Returns the lifetime reached, lam_end."""
+    if tree.root[0] == NO_NODE:
+        return _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
+    path = np.empty(capacity(tree), np.int64)
+    scratch = np.empty(end, np.int64)
+    lifetime = lifetime_at(start, scale, X.shape[1])
+    rate = total_rate(tree)
+    for i in range(start, end):
+        lifetime, rate = _learn_one(
+            tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, rng, path, scratch
+        )
+    return lifetime
+
+
+@numba.njit(cache=True, nogil=True)
+def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale, params, rng, prior, out):
+    """Progressive validation: out[i - start] += prediction at X[i] before learning point i; then learn it."""
+    path = np.empty(capacity(tree), np.int64)
+    scratch = np.empty(end, np.int64)
+    lifetime = lifetime_at(start, scale, X.shape[1])
+    rate = total_rate(tree)
+    for i in range(start, end):
+        if tree.root[0] == NO_NODE:
+            out[i - start] += prior
+            lifetime = _start(tree, stats, first, next_point, X, y, i, i + 1, onehot, scale, rng)
+            continue
+        n = path_of(tree, X[i], lifetime, path)
+        _add_prediction(stats, path[n - 1], params, out[i - start])
+        lifetime, rate = _learn_one(
+            tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, rng, path, scratch
+        )
+    return lifetime
