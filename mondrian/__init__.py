@@ -2,6 +2,7 @@
 
 from mondrian.amf import AMFClassifier, AMFRegressor
 from mondrian.forest import MondrianForestClassifier, MondrianForestRegressor
+from mondrian.orf import OnlineRandomForestClassifier
 from mondrian.tree import MondrianTree, sample_mondrian
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "MondrianForestClassifier",
     "MondrianForestRegressor",
     "MondrianTree",
+    "OnlineRandomForestClassifier",
     "sample_mondrian",
 ]
 __version__ = "0.1.0"
