@@ -48,8 +48,9 @@ def empty_tree(n_features: int, capacity: int = 16, dtype=np.float64) -> TreeArr
 
 @numba.njit(cache=True, nogil=True)
 def _grown(a, capacity, fill):
-    out = np.full((capacity,) + a.shape[1:], fill, a.dtype)  # noqa: RUF005 (numba has no starred tuples)
+    out = np.empty((capacity,) + a.shape[1:], a.dtype)  # noqa: RUF005 (numba has no starred tuples)
     out[: a.shape[0]] = a
+    out[a.shape[0] :] = fill
     return out
 
 

@@ -1,8 +1,10 @@
 """`make bench`: run the benchmarks and write results/BENCHMARKS.md.
 
-Two sections: MondrianForestClassifier against ExtraTrees (experiments/bench/mondrian_forest.py), and AMF against
-river and onelearn (experiments/bench/amf.py), which needs the benchmark environment .venv-bench that `make bench`
-creates (scripts/bench_env.sh). Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
+Three sections: MondrianForestClassifier against ExtraTrees (experiments/bench/mondrian_forest.py), LRT14's timing
+claim (experiments/bench/lrt14.py: MF on 100 mini-batches against batch forests re-fitted after each), and AMF
+against river and onelearn (experiments/bench/amf.py), which needs the benchmark environment .venv-bench that
+`make bench` creates (scripts/bench_env.sh).
+Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.bench import machine, mondrian_forest
+from experiments.bench import lrt14, machine, mondrian_forest
 
 OUT = Path("results/BENCHMARKS.md")
 
@@ -116,7 +118,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prefix-rows", type=int, default=1_000, help="rows for the one-sample API calls")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--no-river", action="store_true")
-    parser.add_argument("--skip-amf", action="store_true", help="only the MF section (no .venv-bench needed)")
+    parser.add_argument("--skip-amf", action="store_true", help="no AMF section (no .venv-bench needed)")
+    parser.add_argument("--skip-lrt14", action="store_true", help="no LRT14 timing section (about 3 minutes)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the report (default {OUT})")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
@@ -126,6 +129,12 @@ def main(argv: list[str] | None = None) -> None:
     print(mf.to_string(index=False))
     text = f"# Benchmarks\n\nMachine: {machine()}\n\n## MondrianForestClassifier against ExtraTrees\n\n"
     text += f"{mf.to_markdown(index=False, floatfmt='.3g')}\n\n{MF_NOTES}\n"
+    if not args.skip_lrt14:
+        timing = lrt14.run()
+        print(timing.to_string(index=False))
+        text += "\n## LRT14's timing claim: MF against batch forests re-fitted after each mini-batch\n\n"
+        text += _markdown(timing, {"training s": ".2f", "test accuracy": ".4f", "ratio to MF (target >= 10)": ".1f"})
+        text += "\n\n" + " ".join(lrt14.__doc__.split()) + "\n"
     if not args.skip_amf:
         from experiments.bench import amf
 
