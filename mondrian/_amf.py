@@ -28,7 +28,7 @@ library instead: a new leaf is not charged, and the log loss counts the point fi
 import numba
 import numpy as np
 
-from mondrian._extend import _extension, extend, extend_along
+from mondrian._extend import KEEP_PURE_LEAVES, SPLIT_LEAVES, _extension, extend, extend_along
 from mondrian._nodes import NO_NODE, capacity, parent_time
 from mondrian._route import leaf_of, path_of
 
@@ -100,11 +100,11 @@ def _learn_one(tree, stats, x, y, onehot, m, params, rng, path, n):
     path[:n] is x's root-to-leaf path when the caller has routed x already (n = 0: not yet)."""
     step, dirichlet, split_pure, onelearn = params[0], params[1], params[3] > 0.0, params[5] > 0.0
     n_before = tree.n_nodes[0]
-    split_pure = split_pure or not onehot
+    rule = SPLIT_LEAVES if split_pure or not onehot else KEEP_PURE_LEAVES
     if n == 0:
-        node = extend(tree, stats, x, y, np.inf, split_pure, rng, path)
+        node = extend(tree, stats, x, y, np.inf, rule, rng, path)
     else:
-        node = extend_along(tree, stats, x, y, np.inf, split_pure, rng, path, n)
+        node = extend_along(tree, stats, x, y, np.inf, rule, rng, path, n)
     lw = 1 + m  # the column of log w; log wbar follows
     left, right, parent = tree.left, tree.right, tree.parent
     while node != NO_NODE:

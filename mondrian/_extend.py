@@ -7,6 +7,12 @@ from mondrian._nodes import NO_NODE, add_node, parent_time
 from mondrian._process import choose_proportional, set_split, store_uniform_below
 from mondrian._route import path_of
 
+# What the extension does at a leaf that x reaches (the rule for internal nodes never changes):
+SPLIT_LEAVES = 0  # LRT14: an extension split can separate x from the leaf's range
+KEEP_PURE_LEAVES = 1  # AMF (onelearn): not when all the leaf's labels equal x's; its range grows instead
+KEEP_PAUSED_LEAVES = 2  # LRT14's paused blocks: not if the leaf is paused (one label, or a range of size 0); x joins
+# it and the caller samples the block again if x un-pauses it
+
 
 @numba.njit(cache=True, nogil=True)
 def _gap(low, high, v):
@@ -86,24 +92,49 @@ def _pure_at(stats, node, y):
 
 
 @numba.njit(cache=True, nogil=True)
-def extend(tree, stats, x, y, lifetime, split_pure, rng, path):
+def extend(tree, stats, x, y, lifetime, leaf_rule, rng, path):
     """ExtendMondrianTree(T, lifetime, x): returns the leaf that x ends in.
 
     Walks down from the root; at each node j an extension split appears above j with
     rate sum(e_l + e_u) before tau_j (lifetime at a leaf), else j's box grows to x and
-    the walk goes on into x's side. With ``split_pure`` False (classification), a leaf
-    whose labels all equal the label y of x is not split: its box grows to x (AMF's
-    pure nodes). The caller ensured room for 2 new nodes in the tree and in ``stats``;
+    the walk goes on into x's side. ``leaf_rule`` says whether a leaf may be separated from
+    x (SPLIT_LEAVES), not if its labels all equal x's label y (KEEP_PURE_LEAVES, AMF's pure
+    nodes), or not if it is paused (KEEP_PAUSED_LEAVES, LRT14); a leaf kept grows its box to x.
+    The caller ensured room for 2 new nodes in the tree and in ``stats``;
     ``path`` is scratch room for the nodes of a root-to-leaf path (capacity(tree) rows).
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = add_node(tree, NO_NODE, x, x)
         return tree.root[0]
-    return extend_along(tree, stats, x, y, lifetime, split_pure, rng, path, path_of(tree, x, lifetime, path))
+    return extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, path_of(tree, x, lifetime, path))
 
 
 @numba.njit(cache=True, nogil=True)
-def extend_along(tree, stats, x, y, lifetime, split_pure, rng, path, n):
+def is_paused(tree, stats, j):
+    """LRT14's paused block: all its labels are the same (statistics: column 1 + k the count of class k), or its
+    range has size 0."""
+    labels = 0
+    for k in range(1, stats.shape[1]):
+        labels += stats[j, k] > 0.0
+    if labels <= 1:
+        return True
+    for d in range(tree.box_lower.shape[1]):  # noqa: SIM110 (numba: no generator expressions)
+        if tree.box_upper[j, d] > tree.box_lower[j, d]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _may_split(tree, stats, j, y, leaf, leaf_rule):
+    if not leaf or leaf_rule == SPLIT_LEAVES:
+        return True
+    if leaf_rule == KEEP_PURE_LEAVES:
+        return not _pure_at(stats, j, y)
+    return not is_paused(tree, stats, j)
+
+
+@numba.njit(cache=True, nogil=True)
+def extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``).
 
     Boxes are nested (a node's box holds its children's), so the nodes of the path whose
@@ -123,7 +154,7 @@ def extend_along(tree, stats, x, y, lifetime, split_pure, rng, path, n):
         leaf = i == n - 1
         rate = _extension_rate(lower, upper, j, x)
         time = parent_time(parent, split_time, j) + rng.exponential(1.0 / rate)
-        if time < (lifetime if leaf else split_time[j]) and (split_pure or not leaf or not _pure_at(stats, j, y)):
+        if time < (lifetime if leaf else split_time[j]) and _may_split(tree, stats, j, y, leaf, leaf_rule):
             e = np.empty(x.shape[0])
             _extension(lower[j], upper[j], x, e)
             return _insert_parent_above(tree, stats, j, x, time, choose_proportional(e, rate, rng), rng)

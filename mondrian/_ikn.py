@@ -21,15 +21,15 @@ below a new node given j's counts (the authors' choice; IKN would give it j's ta
 the base G_parent(j) and the expected discount dbar = E[exp(-gamma E) | E < Delta]; its posterior G_new weighs
 P(no split higher up) * p_sep. Without a split on the path, x gets G_leaf.
 
-``params`` = (gamma, split_pure) as float64: gamma > 0 the discount rate (LRT14: 10 * n_features, inf allowed);
-split_pure as ``extend``'s flag: off, a leaf whose labels all equal y is not split by (x, y) (only its range
-grows). The first batch into an empty tree is sampled at once (``sample_block``), which never pauses pure leaves.
+``params`` = (gamma,) as float64: gamma > 0 the discount rate (LRT14: 10 * n_features, inf allowed). The first batch
+into an empty tree is sampled at once (``sample_block``). LRT14's paused blocks, which need the leaves' points, are
+in ``_paused``.
 """
 
 import numba
 import numpy as np
 
-from mondrian._extend import _extension_rate, extend
+from mondrian._extend import SPLIT_LEAVES, _extension_rate, extend
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
 from mondrian._route import path_of
@@ -39,12 +39,12 @@ def n_stats(n_outputs: int) -> int:
     return 1 + n_outputs
 
 
-def kernel_params(gamma: float, split_pure: bool = True) -> np.ndarray:
-    """(gamma, split_pure): gamma > 0 the HNSP discount rate (inf: no smoothing, d = 0 at every node)."""
+def kernel_params(gamma: float) -> np.ndarray:
+    """(gamma,): gamma > 0 the HNSP discount rate (inf: no smoothing, d = 0 at every node)."""
     gamma = float(gamma)
     if not gamma > 0.0:
         raise ValueError(f"gamma must be positive (inf allowed), got {gamma!r}")
-    return np.array([gamma, float(split_pure)])
+    return np.array([gamma])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -129,11 +129,11 @@ def _seat(stats, parent, node, label):
 
 
 @numba.njit(cache=True, nogil=True)
-def _learn_one(tree, stats, x, y, lifetime, split_pure, rng, path):
+def learn_one(tree, stats, x, y, lifetime, leaf_rule, rng, path):
     """Extend the tree by (x, y) and keep every IKN count exact. A new parent p above j (``extend`` copied j's row
-    to it) gets c(p) = t(j) + t(new leaf): j's tables here, x's table through ``_seat``."""
+    to it) gets c(p) = t(j) + t(new leaf): j's tables here, x's table through ``_seat``. Returns x's leaf."""
     n_before = tree.n_nodes[0]
-    leaf = extend(tree, stats, x, y, lifetime, split_pure, rng, path)
+    leaf = extend(tree, stats, x, y, lifetime, leaf_rule, rng, path)
     if leaf >= n_before:  # a new leaf: the first point, or x split off above a node j
         stats[leaf] = 0.0
         p = tree.parent[leaf]
@@ -142,14 +142,16 @@ def _learn_one(tree, stats, x, y, lifetime, split_pure, rng, path):
             for k in range(1, stats.shape[1]):
                 stats[p, k] = min(stats[j, k], 1.0)
     _seat(stats, tree.parent, leaf, 1 + int(y))
+    return leaf
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_up(tree, stats, lifetime):
-    """Every internal node's column 0 and IKN counts from its children's, children first, given the leaves'."""
+def count_up(tree, stats, lifetime, top):
+    """Column 0 and the IKN counts of every internal node of the subtree of ``top`` from its children's, children
+    first, given the leaves'."""
     left, right, split_time = tree.left, tree.right, tree.split_time
     order = np.empty(tree.n_nodes[0], np.int64)  # breadth first: a node comes after its parent
-    order[0] = tree.root[0]
+    order[0] = top
     filled = 1
     i = 0
     while i < filled:
@@ -186,12 +188,11 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         for i in range(n):
             stats[leaves[i], 0] += 1.0
             stats[leaves[i], 1 + int(y[i])] += 1.0
-        _count_up(tree, stats, lifetime)
+        count_up(tree, stats, lifetime, tree.root[0])
         return
-    split_pure = params[1] > 0.0
     path = np.empty(capacity(tree), np.int64)
     for i in range(n):
-        _learn_one(tree, stats, X[i], y[i], lifetime, split_pure, rng, path)
+        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -211,7 +212,6 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
     if not onehot:
         raise ValueError("IKN smoothing is for classification only")
-    split_pure = params[1] > 0.0
     path = np.empty(capacity(tree), np.int64)
     base = np.empty(out.shape[1])
     g = np.empty(out.shape[1])
@@ -220,4 +220,4 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
             out[i] += prior
         else:
             _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
-        _learn_one(tree, stats, X[i], y[i], lifetime, split_pure, rng, path)
+        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)

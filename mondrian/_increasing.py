@@ -13,7 +13,7 @@ A first batch into an empty tree is sampled at once as MT(lam_n, data) (``sample
 import numba
 import numpy as np
 
-from mondrian._extend import extend_along
+from mondrian._extend import SPLIT_LEAVES, extend_along
 from mondrian._leaf_mean import _add_prediction, _add_target
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
@@ -118,7 +118,7 @@ def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale,
     n = path_of(tree, x, lifetime, path)
     leaf = path[n - 1]
     before = _linear_dimension(lower, upper, leaf)
-    j = extend_along(tree, stats, x, y[i], lifetime, True, rng, path, n)
+    j = extend_along(tree, stats, x, y[i], lifetime, SPLIT_LEAVES, rng, path, n)
     if j == leaf:  # x joined an existing leaf, whose range may have grown; a new leaf holds x alone (R unchanged)
         rate += _linear_dimension(lower, upper, j) - before
     add_point(first, next_point, j, i)

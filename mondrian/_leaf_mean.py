@@ -10,7 +10,7 @@ this separate kernel, so a smoother forecaster can replace it.
 import numba
 import numpy as np
 
-from mondrian._extend import extend
+from mondrian._extend import SPLIT_LEAVES, extend
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._process import sample_block
 from mondrian._route import leaf_of
@@ -66,7 +66,7 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         leaves = np.empty(n, np.int64)
         path = np.empty(capacity(tree), np.int64)
         for i in range(n):
-            leaves[i] = extend(tree, stats, X[i], y[i], lifetime, True, rng, path)
+            leaves[i] = extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
     for i in range(n):
         _add_target(stats, leaves[i], y[i], onehot)
 
@@ -87,4 +87,4 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
             out[i] += prior
         else:
             _add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
-        _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, True, rng, path), y[i], onehot)
+        _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path), y[i], onehot)

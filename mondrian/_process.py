@@ -100,6 +100,14 @@ def _data_range(X, samples, start, end, lower, upper):
 
 
 @numba.njit(cache=True, nogil=True)
+def _same_labels(y, samples, start, end):
+    for k in range(start + 1, end):  # noqa: SIM110 (numba: no generator expressions)
+        if y[samples[k]] != y[samples[start]]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
 def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     """SampleMondrianBlock(node, X[samples], lifetime) of LRT14, without recursion.
 
@@ -107,6 +115,19 @@ def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     from the points ``samples`` (reordered in place). ``leaf_of[i]`` receives the leaf of
     each point i in ``samples``. Needs room for 2 * len(samples) new nodes.
     """
+    _sample_blocks(tree, X, X[:0, 0], samples, node, lifetime, rng, leaf_of)
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_paused_block(tree, X, y, samples, node, lifetime, rng, leaf_of):
+    """``sample_block`` with LRT14's pausing: a block whose labels y are all the same is not split (a leaf)."""
+    _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of):
+    """The two samplers: blocks with one label are paused when labels ``y`` are given (non-empty)."""
+    pause = y.shape[0] > 0
     n = samples.shape[0]
     stack_node = np.empty(n, np.int64)
     stack_start = np.empty(n, np.int64)
@@ -119,7 +140,12 @@ def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
         lower = tree.box_lower[j]
         upper = tree.box_upper[j]
         _data_range(X, samples, start, end, lower, upper)
-        time, dim, threshold = sample_split(lower, upper, parent_time(tree.parent, tree.split_time, j), lifetime, rng)
+        if pause and _same_labels(y, samples, start, end):
+            time = np.inf
+        else:
+            time, dim, threshold = sample_split(
+                lower, upper, parent_time(tree.parent, tree.split_time, j), lifetime, rng
+            )
         if time == np.inf:
             for k in range(start, end):
                 leaf_of[samples[k]] = j

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from mondrian import _ikn, _increasing, _leaf_mean
+from mondrian import _ikn, _increasing, _leaf_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._points import PointStore
 from mondrian._validation import check_lifetime
@@ -57,9 +57,16 @@ class _MondrianForest(OnlineForest):
         return (INCREASING, float(scale))
 
     def _started_lifetime(self):
-        if hasattr(self, "points_"):
+        if hasattr(self, "lifetime_scale_"):
             return (INCREASING, self.lifetime_scale_)
         return super()._started_lifetime()
+
+    def _paused(self) -> bool:
+        """Trees with LRT14's paused blocks (the classifier's ``pausing`` with IKN smoothing)."""
+        return False
+
+    def _keeps_points(self) -> bool:
+        return self._increasing or self._paused()
 
     def _hard_vote(self) -> bool:
         return False
@@ -67,20 +74,22 @@ class _MondrianForest(OnlineForest):
     def _kernel_params(self) -> np.ndarray:
         return _leaf_mean.kernel_params(self._hard_vote())
 
-    # -- increasing lifetime: trees keep their points (points_, a PointStore) -----------------------------------
+    # -- increasing lifetime and paused blocks: trees keep their points (points_, a PointStore) --------------------
     def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
-        if not self._increasing:
-            self.__dict__.pop("points_", None)
-            return super()._new_trees(n_features, lifetime)
-        self.points_ = PointStore(n_features, self._dtype)
-        self.lifetime_scale_ = lifetime[1]  # the schedule the trees follow
-        trees = super()._new_trees(n_features, 0.0)  # lam_0 = 0: no point, no split
-        for tree in trees:
-            tree.keep_points(16)
+        for started in ("points_", "lifetime_scale_"):
+            self.__dict__.pop(started, None)
+        if self._increasing:
+            self.lifetime_scale_ = lifetime[1]  # the schedule the trees follow
+            lifetime = 0.0  # lam_0 = 0: no point, no split
+        trees = super()._new_trees(n_features, lifetime)
+        if self._keeps_points():
+            self.points_ = PointStore(n_features, self._dtype)
+            for tree in trees:
+                tree.keep_points(16)
         return trees
 
     def _store(self, X, targets) -> int:
-        return self.points_.append(X, targets) if self._increasing else 0
+        return self.points_.append(X, targets) if self._keeps_points() else 0
 
     def _grow_for(self, tree: MondrianTree) -> None:
         """Room for every point the store holds: at most 2 nodes per point, one list link per point."""
@@ -88,20 +97,32 @@ class _MondrianForest(OnlineForest):
         tree.keep_points(self.points_.n)
 
     def _learn_tree(self, tree, X, targets, first, params) -> None:
-        if not self._increasing:
+        if not self._keeps_points():
             return super()._learn_tree(tree, X, targets, first, params)
         self._grow_for(tree)
         store = self.points_
+        if self._paused():
+            _paused.learn(
+                tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
+                first + X.shape[0], tree.lifetime, tree.rng,
+            )  # fmt: skip
+            return
         tree.lifetime = _increasing.learn(
             tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
             first + X.shape[0], self._onehot, self.lifetime_scale_, tree.rng,
         )  # fmt: skip
 
     def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
-        if not self._increasing:
+        if not self._keeps_points():
             return super()._progressive_tree(tree, X, targets, first, params, prior, out)
         self._grow_for(tree)
         store = self.points_
+        if self._paused():
+            _paused.progressive(
+                tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
+                first + X.shape[0], tree.lifetime, params, tree.rng, prior, out,
+            )  # fmt: skip
+            return
         tree.lifetime = _increasing.progressive(
             tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
             first + X.shape[0], self._onehot, self.lifetime_scale_, params, tree.rng, prior, out,
@@ -125,6 +146,9 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         work with the leaf's labels).
     gamma : the discount rate of the smoothing, d_j = exp(-gamma (tau_j - tau_parent)); None: 10 * n_features
         (LRT14's choice); inf: no smoothing inside the data ranges.
+    pausing : with IKN smoothing, LRT14's paused blocks: a block whose labels are all the same is not split, a
+        new point joins a paused leaf, and a leaf that gets a second label is sampled again from its points (the
+        forest keeps every point it learns). False: every leaf is split down to one distinct point (lifetime inf).
     vote : "soft" (a tree gives its label distribution) or "hard" (a tree votes for its leaf's most frequent
         label, MGS17's majority vote); can be changed at any time.
     random_state : int, RandomState, Generator or None; each tree draws from its own
@@ -141,6 +165,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         lifetime_scale: float = 1.0,
         smoothing: str = "auto",
         gamma: float | None = None,
+        pausing: bool = True,
         vote: str = "soft",
         random_state=None,
         n_jobs=None,
@@ -148,7 +173,11 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         super().__init__(n_estimators, lifetime, lifetime_scale, random_state, n_jobs)
         self.smoothing = smoothing
         self.gamma = gamma
+        self.pausing = pausing
         self.vote = vote
+
+    def _paused(self) -> bool:
+        return bool(self.pausing) and self._smoothing == "ikn"
 
     @property
     def _smoothing(self) -> str:
@@ -165,6 +194,8 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
             raise ValueError(f"smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}")
         if self.vote not in VOTES:
             raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
+        if not isinstance(self.pausing, (bool, np.bool_)):
+            raise ValueError(f"pausing must be a bool, got {self.pausing!r}")
         gamma = self.gamma
         if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0):
             raise ValueError(f"gamma must be None or a positive number (inf allowed), got {gamma!r}")
@@ -177,13 +208,17 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     def _check_unchanged(self, lifetime) -> None:
         super()._check_unchanged(lifetime)
-        if self._smoothing != self.smoothing_:  # IKN keeps counts at internal nodes that the leaf mean does not
+        # IKN keeps counts at internal nodes that the leaf mean does not; paused trees keep their points
+        started = (self.smoothing_, self.pausing_)
+        if (self._smoothing, self._paused()) != started:
             raise ValueError(
-                f"smoothing {self._smoothing!r} differs from the trees being extended ({self.smoothing_!r}); call fit"
+                f"smoothing {self._smoothing!r} and pausing {self._paused()} differ from the trees being extended "
+                f"({started[0]!r}, {started[1]}); call fit"
             )
 
     def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
         self.smoothing_ = self._smoothing  # the forecaster the trees keep statistics for
+        self.pausing_ = self._paused()
         return super()._new_trees(n_features, lifetime)
 
     def _kernel_params(self) -> np.ndarray:

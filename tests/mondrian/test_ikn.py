@@ -11,7 +11,7 @@
   exp(-gamma E) and j's counts), within 5 standard errors.
 - Counts: after a first batch (sample_block) and random online streams (hypothesis), every node's column 0 and IKN
   counts equal those recomputed from the data alone (label counts of the points in each leaf, then the sum of
-  the children's tables), for lifetime inf and finite, with and without split_pure.
+  the children's tables), for lifetime inf and finite.
 - predict leaves the tree alone; progressive == predict then learn, one point at a time.
 """
 
@@ -121,10 +121,10 @@ def reference_prediction(a, counts, x, lifetime, gamma):
 # -- trees grown by the kernels ----------------------------------------------------------------------------------
 
 
-def grow(X, y, n_classes, lifetime, seed, first, chunk=None, gamma=1.0, split_pure=True):
+def grow(X, y, n_classes, lifetime, seed, first, chunk=None, gamma=1.0):
     """A tree learnt by _ikn.learn: X[:first] sampled at once, the rest online in calls of ``chunk`` points."""
     tree = MondrianTree.empty(X.shape[1], np.random.default_rng(seed), lifetime, _ikn.n_stats(n_classes))
-    params = _ikn.kernel_params(gamma, split_pure)
+    params = _ikn.kernel_params(gamma)
     chunk = chunk or max(X.shape[0] - first, 1)
     starts = [0, *range(first, X.shape[0], chunk)]
     for start, end in zip(starts, [*starts[1:], X.shape[0]], strict=True):
@@ -342,22 +342,20 @@ def assert_counts_exact(tree, X, y, n_classes):
     first=st.integers(1, 40),
     chunk=st.integers(1, 10),
     grid=st.booleans(),
-    split_pure=st.booleans(),
 )
-def test_counts_stay_exact_on_random_streams(seed, n, d, n_classes, lifetime, first, chunk, grid, split_pure):
+def test_counts_stay_exact_on_random_streams(seed, n, d, n_classes, lifetime, first, chunk, grid):
     X, y = data(seed, n, d, n_classes, grid)
-    tree = grow(X, y, n_classes, lifetime, seed, min(first, n), chunk, split_pure=split_pure)
+    tree = grow(X, y, n_classes, lifetime, seed, min(first, n), chunk)
     assert_counts_exact(tree, X, y, n_classes)
 
 
 @pytest.mark.parametrize("lifetime", [np.inf, 3.0])
-@pytest.mark.parametrize("split_pure", [True, False])
-def test_counts_exact_after_the_first_batch_and_a_long_stream(lifetime, split_pure):
+def test_counts_exact_after_the_first_batch_and_a_long_stream(lifetime):
     X, y = data(5, 600, 3, 4)
-    tree = grow(X[:300], y[:300], 4, lifetime, 6, 300, split_pure=split_pure)  # sample_block only
+    tree = grow(X[:300], y[:300], 4, lifetime, 6, 300)  # sample_block only
     assert_counts_exact(tree, X[:300], y[:300], 4)
     n_batch = tree.n_nodes
-    params = _ikn.kernel_params(1.0, split_pure)
+    params = _ikn.kernel_params(1.0)
     tree.reserve(600)
     _ikn.learn(tree.nodes, tree.stats, X[300:], y[300:], True, lifetime, params, tree.rng)
     assert tree.n_nodes > n_batch
@@ -377,10 +375,9 @@ def test_predict_leaves_the_tree_unchanged(lifetime):
 
 
 @pytest.mark.parametrize("lifetime", [np.inf, 1.0])
-@pytest.mark.parametrize("split_pure", [True, False])
-def test_progressive_is_predict_then_learn_one_point_at_a_time(lifetime, split_pure):
+def test_progressive_is_predict_then_learn_one_point_at_a_time(lifetime):
     X, y = data(10, 60, 2, 3, grid=True)
-    params = _ikn.kernel_params(2.0, split_pure)
+    params = _ikn.kernel_params(2.0)
     prior = np.full(3, 1 / 3)
 
     def new_tree():

@@ -49,7 +49,7 @@ def test_online_tree_after_n_points_has_the_law_of_the_batch_tree_at_lifetime_n(
     for start, stop in itertools.pairwise(cuts):
         online.partial_fit(X[start:stop], y[start:stop], classes=[0, 1])
     assert all(t.lifetime == pytest.approx(lam_n) for t in online.trees_)
-    batch = MondrianForestClassifier(N_TREES, lifetime=lam_n, random_state=2).fit(X, y)
+    batch = MondrianForestClassifier(N_TREES, lifetime=lam_n, smoothing="empirical", random_state=2).fit(X, y)
     a, b = tree_summaries(online, X), tree_summaries(batch, X)
     assert abs(two_sample_z(a[0].astype(float), b[0].astype(float))) < 4
     # the depth of each point's leaf: which leaves split, not only how many (40 tests: |z| < 4.5)

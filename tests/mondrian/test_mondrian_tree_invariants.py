@@ -177,12 +177,12 @@ def assert_same_trees(before, after):
 def test_classifier_trees_are_restricted_mondrian_trees(data, lifetime, mode, seed):
     X, y = data
     model = grow(
-        MondrianForestClassifier(n_estimators=3, lifetime=lifetime, random_state=seed),
+        MondrianForestClassifier(n_estimators=3, lifetime=lifetime, pausing=False, random_state=seed),
         X,
         y,
         mode,
         classes=None if mode == "fit" else [0, 1, 2],
-    )
+    )  # paused trees: tests/mondrian/test_pausing.py
     targets = np.searchsorted(model.classes_, y)
     for tree in model.trees_:
         assert tree.lifetime == lifetime

@@ -1,0 +1,85 @@
+"""LRT14's paused Mondrian blocks (its supplement's Algorithms 9-10, as its authors' code runs them), for the IKN
+classifier.
+
+A block whose points all have one label, or whose range has size 0, is paused: it is not split. Sampling a block
+(``sample_paused_block``) stops at paused blocks. Online, x never splits off a paused leaf: it joins it (the range
+grows, ``extend`` with KEEP_PAUSED_LEAVES); if x's label is new to the leaf and the range has grown beyond a point,
+the leaf is un-paused: its block is sampled again from all its points (from its parent's split time, pausing as it
+goes). Leaves keep their points (``_points``) for that. Counts are the IKN counts (``_ikn``): a sampled block is
+counted bottom-up from its leaves' points, each online point is seated along its path; a re-sampled leaf holds the
+same labels as before, so the counts above it do not change.
+"""
+
+import numba
+import numpy as np
+
+from mondrian._extend import KEEP_PAUSED_LEAVES, is_paused
+from mondrian._ikn import _add_prediction, count_up, learn_one
+from mondrian._nodes import NO_NODE, add_node, capacity
+from mondrian._points import NO_POINT, add_point, points_of
+from mondrian._process import sample_paused_block
+from mondrian._route import leaf_of
+
+
+@numba.njit(cache=True, nogil=True)
+def _sample(tree, stats, first, next_point, X, y, samples, node, lifetime, rng, reached):
+    """Sample the block of ``node`` from the points ``samples`` with pausing; link the points to the leaves and count
+    the new subtree (the node's own row included). ``reached[i]`` receives the leaf of point i."""
+    n_before = tree.n_nodes[0]
+    sample_paused_block(tree, X, y, samples, node, lifetime, rng, reached)
+    stats[node] = 0.0
+    stats[n_before : tree.n_nodes[0]] = 0.0
+    for k in range(samples.shape[0]):
+        i = samples[k]
+        leaf = reached[i]
+        add_point(first, next_point, leaf, i)
+        stats[leaf, 0] += 1.0
+        stats[leaf, 1 + int(y[i])] += 1.0
+    count_up(tree, stats, lifetime, node)
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scratch, reached):
+    """Point i of the store into a non-empty tree: extended as LRT14 with paused leaves kept, then the leaf it joined
+    sampled again if i un-paused it."""
+    n_before = tree.n_nodes[0]
+    was_paused = is_paused(tree, stats, leaf_of(tree, X[i], lifetime))
+    leaf = learn_one(tree, stats, X[i], y[i], lifetime, KEEP_PAUSED_LEAVES, rng, path)
+    add_point(first, next_point, leaf, i)
+    if leaf < n_before and was_paused and not is_paused(tree, stats, leaf):
+        n = points_of(first, next_point, leaf, scratch)
+        first[leaf] = NO_POINT
+        _sample(tree, stats, first, next_point, X, y, scratch[:n].copy(), leaf, lifetime, rng, reached)
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
+    """Learn points start..end-1 of the store (X, y): sampled at once into an empty tree, else one at a time. The
+    caller reserved room for 2 * end nodes."""
+    reached = np.empty(end, np.int64)
+    if tree.root[0] == NO_NODE:
+        tree.root[0] = add_node(tree, NO_NODE, X[start], X[start])
+        _sample(tree, stats, first, next_point, X, y, np.arange(start, end), tree.root[0], lifetime, rng, reached)
+        return
+    path = np.empty(capacity(tree), np.int64)
+    scratch = np.empty(end, np.int64)
+    for i in range(start, end):
+        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scratch, reached)
+
+
+@numba.njit(cache=True, nogil=True)
+def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out):
+    """Progressive validation: out[i - start] += the IKN prediction at X[i] before learning point i; then learn it."""
+    reached = np.empty(end, np.int64)
+    path = np.empty(capacity(tree), np.int64)
+    scratch = np.empty(end, np.int64)
+    base = np.empty(out.shape[1])
+    g = np.empty(out.shape[1])
+    for i in range(start, end):
+        if tree.root[0] == NO_NODE:
+            out[i - start] += prior
+            tree.root[0] = add_node(tree, NO_NODE, X[i], X[i])
+            _sample(tree, stats, first, next_point, X, y, np.arange(i, i + 1), tree.root[0], lifetime, rng, reached)
+            continue
+        _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i - start])
+        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scratch, reached)
