@@ -18,9 +18,11 @@ FIGURES = {
     "amf-fig7": 1,
     "amf-fig8": 2,
     "amf-fig9": 12,
-    "amf-fig10": 8,
-    "amf-fig11": 10,
+    "amf-fig10": 10,
+    "amf-fig11": 12,
     "amf-fig12": 24,
+    "lrt14-fig1": 1,
+    "lrt14-fig2": 1,
 }
 # Comparisons of methods on real data whose quick profile (two small streams) is too small for the paper's verdict:
 # their claims are evaluated and reported, not required to pass.
