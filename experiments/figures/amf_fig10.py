@@ -26,9 +26,9 @@ AMF and MF: 10 trees, step 1, dirichlet 1/2 (the text's; onelearn 0.3 uses 0.01 
 pure leaves not split, prediction routed by the existing splits (onelearn's); AMF weights its nodes as the text's
 Algorithm 4, AMF (onelearn) as onelearn 0.3, which drew the paper's figures (a new leaf is not charged; the log
 loss counts the point first); MF is the same trees without aggregation (the paper's MF is scikit-garden's LRT14
-forest). SGD: logistic regression, constant step 0.1,
-L2 penalty 1e-4, one pass. Dummy: Krichevsky-Trofimov on the labels. Written by `make reproduce-figure
-FIG=amf-fig10` (experiments/figures/amf_fig10.py) from the runs of its paper profile."""
+forest). SGD: logistic regression, constant step 0.1, L2 penalty 1e-4, one pass. Dummy: Krichevsky-Trofimov on the
+labels. Written by `make reproduce-figure FIG=amf-fig10` (experiments/figures/amf_fig10.py) from the runs of its
+paper profile."""
 
 
 def dataset_title(name: str) -> str:
