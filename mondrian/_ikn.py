@@ -196,13 +196,17 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
 
 
 @numba.njit(cache=True, nogil=True)
-def predict(tree, stats, X, onehot, lifetime, params, out):
-    """out[i] += the tree's IKN prediction at X[i], averaged over the extensions to X[i]; the model is unchanged."""
+def prediction_scratch(tree, onehot, n_classes):
+    """Scratch room for ``_add_prediction``: a root-to-leaf path and two rows of class probabilities."""
     if not onehot:
         raise ValueError("IKN smoothing is for classification only")
-    path = np.empty(capacity(tree), np.int64)
-    base = np.empty(out.shape[1])
-    g = np.empty(out.shape[1])
+    return np.empty(capacity(tree), np.int64), np.empty(n_classes), np.empty(n_classes)
+
+
+@numba.njit(cache=True, nogil=True)
+def predict(tree, stats, X, onehot, lifetime, params, out):
+    """out[i] += the tree's IKN prediction at X[i], averaged over the extensions to X[i]; the model is unchanged."""
+    path, base, g = prediction_scratch(tree, onehot, out.shape[1])
     for i in range(X.shape[0]):
         _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
 
@@ -210,11 +214,7 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
 @numba.njit(cache=True, nogil=True)
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
-    if not onehot:
-        raise ValueError("IKN smoothing is for classification only")
-    path = np.empty(capacity(tree), np.int64)
-    base = np.empty(out.shape[1])
-    g = np.empty(out.shape[1])
+    path, base, g = prediction_scratch(tree, onehot, out.shape[1])
     for i in range(X.shape[0]):
         if tree.root[0] == NO_NODE:
             out[i] += prior

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from mondrian._extend import KEEP_PAUSED_LEAVES, is_paused
-from mondrian._ikn import _add_prediction, count_up, learn_one
+from mondrian._ikn import _add_prediction, count_up, learn_one, prediction_scratch
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import sample_paused_block
@@ -71,10 +71,8 @@ def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
 def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out):
     """Progressive validation: out[i - start] += the IKN prediction at X[i] before learning point i; then learn it."""
     reached = np.empty(end, np.int64)
-    path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
-    base = np.empty(out.shape[1])
-    g = np.empty(out.shape[1])
+    path, base, g = prediction_scratch(tree, True, out.shape[1])
     for i in range(start, end):
         if tree.root[0] == NO_NODE:
             out[i - start] += prior
