@@ -233,5 +233,6 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     """Online Mondrian forest regressor (Lakshminarayanan, Roy and Teh, 2014; Mourtada, Gaïffas and Scornet, 2017).
 
-    Same parameters as ``MondrianForestClassifier`` without ``vote``; a leaf predicts the mean of its labels.
+    Parameters as ``MondrianForestClassifier`` but ``smoothing``, ``gamma``, ``pausing`` and ``vote`` (classification
+    only); a leaf predicts the mean of its labels.
     """
