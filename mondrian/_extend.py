@@ -50,6 +50,21 @@ def _outside(lower, upper, j, x):
 
 
 @numba.njit(cache=True, nogil=True)
+def first_outside(lower, upper, path, n, x):
+    """The first node of the root-to-leaf path path[:n] whose box does not hold x (n if all do). Boxes are nested (a
+    node's box holds its children's), so the nodes holding x come first: a binary search finds it with log(depth)
+    box reads instead of depth."""
+    first, end = 0, n  # path[:first] hold x, path[end:] do not
+    while first < end:
+        mid = (first + end) // 2
+        if _outside(lower, upper, path[mid], x):
+            end = mid
+        else:
+            first = mid + 1
+    return first
+
+
+@numba.njit(cache=True, nogil=True)
 def _enclose(lower, upper, j, x):
     """Grow node j's box to hold x."""
     for d in range(x.shape[0]):
@@ -135,21 +150,10 @@ def _may_split(tree, stats, j, y, leaf, leaf_rule):
 
 @numba.njit(cache=True, nogil=True)
 def extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
-    """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``).
-
-    Boxes are nested (a node's box holds its children's), so the nodes of the path whose
-    box holds x, where nothing happens (rate 0), come first: a binary search finds the
-    first that does not, with log(depth) box reads instead of depth.
-    """
+    """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``); nothing happens (rate 0)
+    at the nodes whose box holds x, which come first (``first_outside``)."""
     parent, split_time, lower, upper = tree.parent, tree.split_time, tree.box_lower, tree.box_upper
-    first, end = 0, n  # path[:first] hold x, path[end:] do not
-    while first < end:
-        mid = (first + end) // 2
-        if _outside(lower, upper, path[mid], x):
-            end = mid
-        else:
-            first = mid + 1
-    for i in range(first, n):
+    for i in range(first_outside(lower, upper, path, n, x), n):
         j = path[i]
         leaf = i == n - 1
         rate = _extension_rate(lower, upper, j, x)

@@ -29,7 +29,7 @@ in ``_paused``.
 import numba
 import numpy as np
 
-from mondrian._extend import SPLIT_LEAVES, _extension_rate, extend
+from mondrian._extend import SPLIT_LEAVES, _extension_rate, extend, extend_along, first_outside
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
 from mondrian._route import path_of
@@ -86,18 +86,19 @@ def _posterior(stats, node, discount, base, out):
 @numba.njit(cache=True, nogil=True)
 def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
     """out += the tree's prediction at x, averaged over the extensions of the tree to x; the model is unchanged.
-    ``base`` and ``g`` are scratch rows of K entries."""
+    ``base`` and ``g`` are scratch rows of K entries. Leaves x's root-to-leaf path in ``path``; returns its length."""
     parent, split_time = tree.parent, tree.split_time
     lower, upper = tree.box_lower, tree.box_upper
     m = out.shape[0]
     n = path_of(tree, x, lifetime, path)
     base[:] = 1.0 / m  # G_parent(root): uniform over the classes
     not_separated = 1.0
+    outside = first_outside(lower, upper, path, n, x)  # eta = 0 above: the boxes there hold x
     for i in range(n):
         j = path[i]
         tau_parent = parent_time(parent, split_time, j)
         delta = (lifetime if i == n - 1 else split_time[j]) - tau_parent
-        eta = _extension_rate(lower, upper, j, x)
+        eta = _extension_rate(lower, upper, j, x) if i >= outside else 0.0
         if eta > 0.0:
             p_separated = -np.expm1(-eta * delta)
             if p_separated > 0.0:
@@ -107,41 +108,56 @@ def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
                     out[k] += weight * g[k]
                 not_separated *= np.exp(-eta * delta)
                 if not_separated == 0.0:
-                    return
+                    return n
         _posterior(stats, j, _discount(gamma, delta), base, g)
         base, g = g, base
     for k in range(m):
         out[k] += not_separated * base[k]
+    return n
 
 
 @numba.njit(cache=True, nogil=True)
-def _seat(stats, parent, node, label):
-    """Count a point of class ``label`` at leaf ``node`` and on its ancestors: every node's column 0 grows; the
-    label's IKN count grows at the leaf, then at each parent as long as the child below opened a new table
-    (its count of the label was 0), so only the counts whose tables change are touched."""
+def _seat(stats, path, n, label):
+    """Count a point of class ``label`` at the leaf path[n - 1] and at its ancestors path[:n - 1]: every node's
+    column 0 grows; the label's IKN count grows at the leaf, then at each parent as long as the child below opened a
+    new table (its count of the label was 0), so only the counts whose tables change are touched."""
     new_table = True
-    while node != NO_NODE:
+    for i in range(n - 1, -1, -1):
+        node = path[i]
         stats[node, 0] += 1.0
         if new_table:
             new_table = stats[node, label] == 0.0
             stats[node, label] += 1.0
-        node = parent[node]
 
 
 @numba.njit(cache=True, nogil=True)
-def learn_one(tree, stats, x, y, lifetime, leaf_rule, rng, path):
+def learn_one(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     """Extend the tree by (x, y) and keep every IKN count exact. A new parent p above j (``extend`` copied j's row
-    to it) gets c(p) = t(j) + t(new leaf): j's tables here, x's table through ``_seat``. Returns x's leaf."""
+    to it) gets c(p) = t(j) + t(new leaf): j's tables here, x's table through ``_seat``. path[:n] is x's
+    root-to-leaf path when the caller has routed x already (n = 0: not yet); the counts are seated along it (the
+    path held in cache, not the parent links). Returns x's leaf."""
     n_before = tree.n_nodes[0]
-    leaf = extend(tree, stats, x, y, lifetime, leaf_rule, rng, path)
-    if leaf >= n_before:  # a new leaf: the first point, or x split off above a node j
+    if n == 0 and tree.root[0] != NO_NODE:
+        n = path_of(tree, x, lifetime, path)
+    if n == 0:
+        leaf = extend(tree, stats, x, y, lifetime, leaf_rule, rng, path)
+    else:
+        leaf = extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n)
+    if leaf >= n_before:  # a new leaf: the first point, or x split off above path[i] = j by a new parent p
         stats[leaf] = 0.0
         p = tree.parent[leaf]
+        i = 0
         if p != NO_NODE:
             j = tree.left[p] if tree.right[p] == leaf else tree.right[p]
             for k in range(1, stats.shape[1]):
                 stats[p, k] = min(stats[j, k], 1.0)
-    _seat(stats, tree.parent, leaf, 1 + int(y))
+            while path[i] != j:
+                i += 1
+            path[i] = p
+            i += 1
+        path[i] = leaf
+        n = i + 1
+    _seat(stats, path, n, 1 + int(y))
     return leaf
 
 
@@ -192,7 +208,7 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         return
     path = np.empty(capacity(tree), np.int64)
     for i in range(n):
-        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
+        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, 0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -216,8 +232,9 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
     path, base, g = prediction_scratch(tree, onehot, out.shape[1])
     for i in range(X.shape[0]):
+        n = 0
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
-            _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
-        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
+            n = _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, n)

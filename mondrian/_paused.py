@@ -18,7 +18,7 @@ from mondrian._ikn import _add_prediction, count_up, learn_one, prediction_scrat
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import sample_paused_block
-from mondrian._route import leaf_of
+from mondrian._route import path_of
 
 
 @numba.njit(cache=True, nogil=True)
@@ -39,12 +39,12 @@ def _sample(tree, stats, first, next_point, X, y, samples, node, lifetime, rng, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scratch, reached):
-    """Point i of the store into a non-empty tree: extended as LRT14 with paused leaves kept, then the leaf it joined
-    sampled again if i un-paused it."""
+def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached):
+    """Point i of the store, routed along path[:n], into a non-empty tree: extended as LRT14 with paused leaves kept,
+    then the leaf it joined sampled again if i un-paused it."""
     n_before = tree.n_nodes[0]
-    was_paused = is_paused(tree, stats, leaf_of(tree, X[i], lifetime))
-    leaf = learn_one(tree, stats, X[i], y[i], lifetime, KEEP_PAUSED_LEAVES, rng, path)
+    was_paused = is_paused(tree, stats, path[n - 1])
+    leaf = learn_one(tree, stats, X[i], y[i], lifetime, KEEP_PAUSED_LEAVES, rng, path, n)
     add_point(first, next_point, leaf, i)
     if leaf < n_before and was_paused and not is_paused(tree, stats, leaf):
         n = points_of(first, next_point, leaf, scratch)
@@ -53,23 +53,41 @@ def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scr
 
 
 @numba.njit(cache=True, nogil=True)
+def _room_needed(tree, stats, path, n):
+    """Nodes that learning the point routed along path[:n] may add: 2 for an extension, and if its leaf is paused,
+    room to sample the leaf again from its points and this one (at most 2 nodes per point)."""
+    leaf = path[n - 1]
+    return 2 + (2 * (int(stats[leaf, 0]) + 1) if is_paused(tree, stats, leaf) else 0)
+
+
+@numba.njit(cache=True, nogil=True)
 def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
-    """Learn points start..end-1 of the store (X, y): sampled at once into an empty tree, else one at a time. The
-    caller reserved room for 2 * end nodes."""
+    """Learn points start..end-1 of the store (X, y): sampled at once into an empty tree, else one at a time.
+
+    Returns (i, room): points start..i-1 are learnt; i < end when point i may need more than the tree's free room
+    (the caller grows the tree by ``room`` nodes and calls again from i). An empty tree needs room for 2 nodes per
+    point."""
     reached = np.empty(end, np.int64)
     if tree.root[0] == NO_NODE:
         tree.root[0] = add_node(tree, NO_NODE, X[start], X[start])
         _sample(tree, stats, first, next_point, X, y, np.arange(start, end), tree.root[0], lifetime, rng, reached)
-        return
+        return end, 0
     path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
     for i in range(start, end):
-        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scratch, reached)
+        n = path_of(tree, X[i], lifetime, path)
+        room = _room_needed(tree, stats, path, n)
+        if tree.n_nodes[0] + room > capacity(tree):
+            return i, room
+        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached)
+    return end, 0
 
 
 @numba.njit(cache=True, nogil=True)
-def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out):
-    """Progressive validation: out[i - start] += the IKN prediction at X[i] before learning point i; then learn it."""
+def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out, predicted):
+    """Progressive validation: out[i - start] += the IKN prediction at X[i] before learning point i; then learn it.
+    Returns (i, room) as ``learn``; when called again from i, ``predicted`` says out already holds point i's
+    prediction."""
     reached = np.empty(end, np.int64)
     scratch = np.empty(end, np.int64)
     path, base, g = prediction_scratch(tree, True, out.shape[1])
@@ -79,5 +97,12 @@ def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, para
             tree.root[0] = add_node(tree, NO_NODE, X[i], X[i])
             _sample(tree, stats, first, next_point, X, y, np.arange(i, i + 1), tree.root[0], lifetime, rng, reached)
             continue
-        _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i - start])
-        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, scratch, reached)
+        if i == start and predicted:
+            n = path_of(tree, X[i], lifetime, path)
+        else:
+            n = _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i - start])
+        room = _room_needed(tree, stats, path, n)
+        if tree.n_nodes[0] + room > capacity(tree):
+            return i, room
+        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached)
+    return end, 0

@@ -91,41 +91,50 @@ class _MondrianForest(OnlineForest):
     def _store(self, X, targets) -> int:
         return self.points_.append(X, targets) if self._keeps_points() else 0
 
-    def _grow_for(self, tree: MondrianTree) -> None:
-        """Room for every point the store holds: at most 2 nodes per point, one list link per point."""
-        tree.reserve(max(2 * self.points_.n - tree.n_nodes, 0))
+    def _grow_for(self, tree: MondrianTree, n_new: int) -> None:
+        """Room for the store's points: 2 nodes per new point for paused trees (their kernels stop and ask for more
+        before a paused leaf is sampled again), 2 nodes per stored point when the lifetime increases (raising it
+        splits leaves anywhere); one list link per point."""
+        room = 2 * n_new if self._paused() else 2 * self.points_.n - tree.n_nodes
+        tree.reserve(max(room, 0))
         tree.keep_points(self.points_.n)
 
     def _learn_tree(self, tree, X, targets, first, params) -> None:
         if not self._keeps_points():
             return super()._learn_tree(tree, X, targets, first, params)
-        self._grow_for(tree)
-        store = self.points_
+        self._grow_for(tree, X.shape[0])
+        store, start, end = self.points_, first, first + X.shape[0]
         if self._paused():
-            _paused.learn(
-                tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
-                first + X.shape[0], tree.lifetime, tree.rng,
-            )  # fmt: skip
+            while start < end:
+                start, room = _paused.learn(
+                    tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end,
+                    tree.lifetime, tree.rng,
+                )  # fmt: skip
+                tree.reserve(room)
             return
         tree.lifetime = _increasing.learn(
-            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
-            first + X.shape[0], self._onehot, self.lifetime_scale_, tree.rng,
+            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end, self._onehot,
+            self.lifetime_scale_, tree.rng,
         )  # fmt: skip
 
     def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
         if not self._keeps_points():
             return super()._progressive_tree(tree, X, targets, first, params, prior, out)
-        self._grow_for(tree)
-        store = self.points_
+        self._grow_for(tree, X.shape[0])
+        store, start, end = self.points_, first, first + X.shape[0]
         if self._paused():
-            _paused.progressive(
-                tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
-                first + X.shape[0], tree.lifetime, params, tree.rng, prior, out,
-            )  # fmt: skip
+            predicted = False
+            while start < end:
+                start, room = _paused.progressive(
+                    tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end,
+                    tree.lifetime, params, tree.rng, prior, out[start - first :], predicted,
+                )  # fmt: skip
+                tree.reserve(room)
+                predicted = True
             return
         tree.lifetime = _increasing.progressive(
-            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first,
-            first + X.shape[0], self._onehot, self.lifetime_scale_, params, tree.rng, prior, out,
+            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end, self._onehot,
+            self.lifetime_scale_, params, tree.rng, prior, out,
         )  # fmt: skip
 
 

@@ -4,6 +4,9 @@
   label that lands in it: checked on hand-made streams.
 - After any stream (hypothesis), each leaf holds exactly the points routed to it, its range is theirs, the IKN
   counts equal a recount from the leaves' points, and with lifetime inf every leaf is paused.
+- A tree that runs out of room mid-batch (the kernel stops before a paused leaf may be sampled again, the forest
+  grows the tree, the kernel resumes) ends as the same model, with the same progressive predictions, as one that
+  had room to spare.
 - Online and batch paused trees have the same law (statistical: leaf counts and the depth of each point's leaf).
 """
 
@@ -13,10 +16,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from model_state import leaf_points
+from model_state import assert_equal_nested, leaf_points, used_tree_state
 from test_ikn import assert_counts_exact
 
-from mondrian import MondrianForestClassifier
+from mondrian import MondrianForestClassifier, _paused
 from mondrian._extend import is_paused
 from mondrian._nodes import NO_NODE
 
@@ -95,6 +98,46 @@ def test_leaves_hold_their_points_and_counts_stay_exact(seed, n, d, lifetime, gr
             model.partial_fit(X[start:stop], y[start:stop], classes=[0, 1, 2])
     for tree in model.trees_:
         check_paused_tree(tree, X, y, 3)
+
+
+@pytest.mark.parametrize("progressive", [False, True])
+def test_a_tree_grown_mid_batch_is_the_tree_grown_beforehand(progressive, monkeypatch):
+    rng = np.random.default_rng(3)
+    X = rng.random((400, 2))
+    y = (X[:, 0] > 0.5).astype(int) + (rng.random(400) < 0.1)
+    y[:300] = 0  # the first batch is one paused leaf of 300 points: the next label 1 or 2 samples it again
+    stops = []
+    for name in ("learn", "progressive"):
+        kernel = getattr(_paused, name)
+
+        def counted(*args, kernel=kernel):
+            done = kernel(*args)
+            stops[-1].append(done[0] < args[7])  # stopped before the end of the batch
+            return done
+
+        monkeypatch.setattr(_paused, name, counted)
+    grow_for = MondrianForestClassifier._grow_for
+    models, outputs = [], []
+    for room in (0, 5000):  # the forest's own reservation; room for the whole stream beforehand
+        monkeypatch.setattr(
+            MondrianForestClassifier,
+            "_grow_for",
+            lambda self, tree, n, room=room: (grow_for(self, tree, n), tree.reserve(room)),
+        )
+        stops.append([])
+        model = MondrianForestClassifier(n_estimators=3, random_state=4)
+        out = []
+        for start, stop in [(0, 300), (300, 350), (350, 400)]:
+            if progressive:
+                out.append(model.progressive_predict_proba(X[start:stop], y[start:stop], classes=[0, 1, 2]))
+            else:
+                model.partial_fit(X[start:stop], y[start:stop], classes=[0, 1, 2])
+        models.append(model)
+        outputs.append(out)
+    assert any(stops[0]) and not any(stops[1])  # the first model's trees ran out of room, the second's never
+    assert_equal_nested([used_tree_state(t) for t in models[0].trees_], [used_tree_state(t) for t in models[1].trees_])
+    assert_equal_nested(outputs[0], outputs[1])
+    np.testing.assert_array_equal(models[0].predict_proba(X), models[1].predict_proba(X))
 
 
 def summaries(model, X):
