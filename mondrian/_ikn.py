@@ -34,6 +34,10 @@ from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
 from mondrian._route import path_of
 
+# A batch prediction computes every node's posterior once when it has at least one point per 16 nodes (a path
+# visits about 20 nodes: below that, the nodes on the points' paths are fewer than the tree's).
+TABLE_POINTS_PER_NODE = 16
+
 
 def n_stats(n_outputs: int) -> int:
     return 1 + n_outputs
@@ -220,11 +224,68 @@ def prediction_scratch(tree, onehot, n_classes):
 
 
 @numba.njit(cache=True, nogil=True)
+def _posteriors(tree, stats, lifetime, gamma, table):
+    """table[j] = G_j, the posterior mean of every node j of the tree pruned at ``lifetime`` (parents first)."""
+    left, right, parent, split_time = tree.left, tree.right, tree.parent, tree.split_time
+    uniform = np.full(table.shape[1], 1.0 / table.shape[1])
+    stack = np.empty(tree.n_nodes[0], np.int64)
+    stack[0] = tree.root[0]
+    top = 1
+    while top > 0:
+        top -= 1
+        j = stack[top]
+        leaf = is_leaf(left, split_time, j, lifetime)
+        delta = (lifetime if leaf else split_time[j]) - parent_time(parent, split_time, j)
+        base = uniform if parent[j] == NO_NODE else table[parent[j]]
+        _posterior(stats, j, _discount(gamma, delta), base, table[j])
+        if not leaf:
+            stack[top] = left[j]
+            stack[top + 1] = right[j]
+            top += 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, g, out):
+    """``_add_prediction`` given every node's posterior mean (``_posteriors``; ``uniform`` the root's base): only
+    the nodes whose box does not hold x, where an extension may separate it, are computed."""
+    parent, split_time = tree.parent, tree.split_time
+    lower, upper = tree.box_lower, tree.box_upper
+    m = out.shape[0]
+    n = path_of(tree, x, lifetime, path)
+    not_separated = 1.0
+    for i in range(first_outside(lower, upper, path, n, x), n):
+        j = path[i]
+        delta = (lifetime if i == n - 1 else split_time[j]) - parent_time(parent, split_time, j)
+        eta = _extension_rate(lower, upper, j, x)
+        p_separated = -np.expm1(-eta * delta)
+        if p_separated > 0.0:
+            base = uniform if i == 0 else table[path[i - 1]]
+            _posterior(stats, j, _expected_discount(eta, gamma, delta), base, g)
+            weight = not_separated * p_separated
+            for k in range(m):
+                out[k] += weight * g[k]
+            not_separated *= np.exp(-eta * delta)
+            if not_separated == 0.0:
+                return
+    leaf = table[path[n - 1]]
+    for k in range(m):
+        out[k] += not_separated * leaf[k]
+
+
+@numba.njit(cache=True, nogil=True)
 def predict(tree, stats, X, onehot, lifetime, params, out):
-    """out[i] += the tree's IKN prediction at X[i], averaged over the extensions to X[i]; the model is unchanged."""
+    """out[i] += the tree's IKN prediction at X[i], averaged over the extensions to X[i]; the model is unchanged.
+    Many points (a node's posterior then serves several): the posteriors of all nodes first, once."""
     path, base, g = prediction_scratch(tree, onehot, out.shape[1])
+    if X.shape[0] * TABLE_POINTS_PER_NODE < tree.n_nodes[0]:
+        for i in range(X.shape[0]):
+            _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+        return
+    table = np.empty((tree.n_nodes[0], out.shape[1]))
+    _posteriors(tree, stats, lifetime, params[0], table)
+    base[:] = 1.0 / out.shape[1]
     for i in range(X.shape[0]):
-        _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+        _add_prediction_from(tree, stats, table, base, X[i], lifetime, params[0], path, g, out[i])
 
 
 @numba.njit(cache=True, nogil=True)

