@@ -26,6 +26,13 @@ def path_of(tree, x, lifetime, path):
     left, right, feature, threshold, split_time = (tree.left, tree.right, tree.feature, tree.threshold, tree.split_time)
     n = 0
     j = tree.root[0]
+    if lifetime == np.inf:  # as in leaf_of: split times need not be read
+        while True:
+            path[n] = j
+            n += 1
+            if left[j] == NO_NODE:
+                return n
+            j = left[j] if x[feature[j]] <= threshold[j] else right[j]
     while True:
         path[n] = j
         n += 1
