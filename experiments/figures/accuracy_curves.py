@@ -63,17 +63,18 @@ def final(mean: pd.DataFrame) -> pd.DataFrame:
 
 
 def draw_curves(ax: plt.Axes, mean: pd.DataFrame, x: str, methods, colors: dict, markers: dict) -> None:
-    """One line per method (mean over seeds, band ± sd) of the accuracy against ``x`` (fraction or train_time)."""
-    for method in methods:
+    """One line per method (mean over seeds, band ± sd) of the accuracy against ``x`` (fraction or train_time); the
+    first methods are drawn on top."""
+    for rank, method in enumerate(methods):
         part = mean[mean["method"] == method].sort_values("step")
         if part.empty:
             continue
         color = colors.get(method)
         every = max(1, len(part) // 10)
         ax.plot(part[x], part["accuracy"], color=color, lw=1.3, marker=markers.get(method), markevery=every, ms=4,
-                label=method)  # fmt: skip
+                label=method, zorder=2 + len(methods) - rank)  # fmt: skip
         sd = part["accuracy_sd"].fillna(0.0)
-        ax.fill_between(part[x], part["accuracy"] - sd, part["accuracy"] + sd, color=color, alpha=0.15, lw=0)
+        ax.fill_between(part[x], part["accuracy"] - sd, part["accuracy"] + sd, color=color, alpha=0.15, lw=0, zorder=1)
     ax.grid(alpha=0.3, which="both", lw=0.5)
     ax.tick_params(labelsize=8)
 

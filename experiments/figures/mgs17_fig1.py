@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
+from experiments.data import catalog
 from experiments.figures import Claim, title_with_legend
 from experiments.figures.accuracy_curves import (
     CLOSE,
@@ -37,6 +38,19 @@ def label(run) -> tuple[str, str]:
     return dataset_title(run.trial["dataset"]["name"]), LABELS.get(name, name)
 
 
+def final_lifetimes(runs) -> dict[str, float]:
+    """Per dataset, the lifetime lam_n = scale * n^(1/(d+2)) the increasing trees reach on the whole training set."""
+    out = {}
+    for run in runs:
+        estimator = run.trial["model"]["estimator"]
+        if estimator.get("lifetime") != "increasing":
+            continue
+        name = run.trial["dataset"]["name"]
+        d = catalog.entry(name).shape["n_features"]
+        out[dataset_title(name)] = estimator.get("lifetime_scale", 1.0) * run.curves["step"].iloc[-1] ** (1 / (d + 2))
+    return out
+
+
 def ordered(panels) -> list[str]:
     rank = {name: i for i, name in enumerate(ORDER)}
     return sorted(set(panels), key=lambda p: (rank.get(p.split(" ")[0], len(ORDER)), p))
@@ -46,7 +60,8 @@ def plot(runs, spec) -> plt.Figure:
     mean = means(long_table(runs, label))
     panels = ordered(mean["dataset"])
     trees = sorted(mean["trees"].unique())
-    fig, axes = plt.subplots(len(trees), len(panels), figsize=(max(3.6 * len(panels), 8.0), 3.1 * len(trees) + 0.9),
+    lifetimes = final_lifetimes(runs)
+    fig, axes = plt.subplots(len(trees), len(panels), figsize=(max(3.6 * len(panels), 8.0), 3.3 * len(trees) + 0.9),
                              squeeze=False)  # fmt: skip
     for (row, n_trees), (column, panel) in ((r, c) for r in enumerate(trees) for c in enumerate(panels)):
         ax = axes[row, column]
@@ -54,7 +69,8 @@ def plot(runs, spec) -> plt.Figure:
         draw_curves(ax, part, "fraction", METHODS, COLORS, MARKERS)
         set_accuracy_limits(ax, part)
         ax.set_xlim(0.05, 1.02)
-        ax.set_title(f"{panel}, {n_trees} trees (n_train = {int(part['step'].max())})", fontsize=9)
+        reached = f", increasing lam_n = {lifetimes[panel]:.2f}" if panel in lifetimes else ""
+        ax.set_title(f"{panel}, {n_trees} trees\n(n_train = {int(part['step'].max())}{reached})", fontsize=9)
     for ax in axes[-1]:
         ax.set_xlabel("fraction of training data", fontsize=9)
     for ax in axes[:, 0]:
@@ -74,19 +90,22 @@ def plot(runs, spec) -> plt.Figure:
 
 def claims(runs, spec) -> list[Claim]:
     last = final(means(long_table(runs, label)))
+    lifetimes = final_lifetimes(runs)
     out = []
     for n_trees, part in last.groupby("trees"):
         accuracy = part.pivot(index="dataset", columns="method", values="accuracy")
         panels = ordered(accuracy.index)
         accuracy = accuracy.loc[panels]
         details = "; ".join(f"{p}: " + ", ".join(f"{m} {accuracy.loc[p, m]:.4f}" for m in METHODS) for p in panels)
+        reached = ", ".join(f"{p} {lifetimes[p]:.2f}" for p in panels if p in lifetimes)
         for rival in (FIXED, "ERT-1"):
             beaten = [p for p in panels if accuracy.loc[p, INCREASING] > accuracy.loc[p, rival]]
             out.append(
                 Claim(
                     f"{n_trees} trees: Mondrian increasing is more accurate than {rival} at the end, on every dataset",
                     len(beaten) == len(panels),
-                    f"better on {len(beaten)} of {len(panels)}. Final accuracy: {details}",
+                    f"better on {len(beaten)} of {len(panels)}. Final accuracy: {details}. "
+                    f"The increasing lifetime reached at the end: {reached} (the fixed one: 2)",
                 )
             )
         plain = [p for p in panels if not p.startswith("dna")]
