@@ -77,6 +77,11 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
     if missing:
         trials = [t for t in trials if catalog_name(t) not in missing]
         tags["missing_datasets"] = ",".join(missing)
+        if not trials:
+            others = [p for p in figure.profiles if p != cfg.profile]
+            print(f"{figure.id}: every dataset of profile {cfg.profile} is missing, nothing to draw; other profiles: "
+                  f"{', '.join(others)}")  # fmt: skip
+            return 1
         print(f"{figure.id}: allow_missing=true, drawn without {', '.join(missing)}")
     report = run_sweep(trials, tracker, figure.id, n_jobs=cfg.launcher.n_jobs, tags=tags)
     print(report)

@@ -1,5 +1,6 @@
 """A figure whose dataset cannot be had stops, unless allow_missing=true: then it is drawn without it and says so."""
 
+import pytest
 import yaml
 from mlflow import MlflowClient
 
@@ -62,3 +63,20 @@ def test_allow_missing_draws_without_the_dataset_and_says_so(tmp_path, monkeypat
     experiment = client.get_experiment_by_name("mgs20-fig1")
     (figure_run,) = client.search_runs([experiment.experiment_id], "tags.kind = 'figure'")
     assert figure_run.data.tags["missing_datasets"] == "adult"
+
+
+def test_allow_missing_with_every_dataset_missing_stops_and_names_the_other_profiles(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(reproduce, "fetch_datasets", lambda trials: {"satimage_amf": "cannot be had: ..."})
+    monkeypatch.setattr(reproduce, "run_sweep", lambda *args, **kwargs: pytest.fail("no trial should run"))
+    overrides = [
+        "figure=mgs17-fig1",
+        "profile=quick",
+        f"tracking.uri=sqlite:///{tmp_path}/mlflow.db",
+        f"tracking.artifact_root={tmp_path}/artifacts",
+        f"paths.figures={tmp_path}/figures",
+        "allow_missing=true",
+    ]
+    assert reproduce.reproduce_figure(compose(overrides)) == 1
+    out = capsys.readouterr().out
+    assert "every dataset of profile quick is missing, nothing to draw; other profiles: paper, offline" in out
+    assert not (tmp_path / "figures").exists()
