@@ -164,3 +164,22 @@ def extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
             return _insert_parent_above(tree, stats, j, x, time, choose_proportional(e, rate, rng), rng)
         _enclose(lower, upper, j, x)
     return path[n - 1]
+
+
+@numba.njit(cache=True, nogil=True)
+def path_after(tree, path, n, leaf):
+    """Make path[:n], x's root-to-leaf path before ``extend`` (n = 0: the tree was empty), the path to ``leaf``, the
+    leaf x ended in; returns its length. Either x stayed in path[n - 1], or a new parent p was inserted above some
+    path[i] = j with x in a new leaf below p: the path becomes path[:i], p, leaf."""
+    if n > 0 and leaf == path[n - 1]:
+        return n
+    p = tree.parent[leaf]
+    i = 0
+    if p != NO_NODE:
+        j = tree.left[p] if tree.right[p] == leaf else tree.right[p]
+        while path[i] != j:
+            i += 1
+        path[i] = p
+        i += 1
+    path[i] = leaf
+    return i + 1

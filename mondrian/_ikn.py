@@ -29,7 +29,7 @@ in ``_paused``.
 import numba
 import numpy as np
 
-from mondrian._extend import SPLIT_LEAVES, _extension_rate, extend, extend_along, first_outside
+from mondrian._extend import SPLIT_LEAVES, _extension_rate, extend, extend_along, first_outside, path_after
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
 from mondrian._route import path_of
@@ -147,21 +147,14 @@ def learn_one(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
         leaf = extend(tree, stats, x, y, lifetime, leaf_rule, rng, path)
     else:
         leaf = extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n)
-    if leaf >= n_before:  # a new leaf: the first point, or x split off above path[i] = j by a new parent p
+    if leaf >= n_before:  # a new leaf: the first point, or x split off above a node j by a new parent p
         stats[leaf] = 0.0
         p = tree.parent[leaf]
-        i = 0
         if p != NO_NODE:
             j = tree.left[p] if tree.right[p] == leaf else tree.right[p]
             for k in range(1, stats.shape[1]):
                 stats[p, k] = min(stats[j, k], 1.0)
-            while path[i] != j:
-                i += 1
-            path[i] = p
-            i += 1
-        path[i] = leaf
-        n = i + 1
-    _seat(stats, path, n, 1 + int(y))
+    _seat(stats, path, path_after(tree, path, n, leaf), 1 + int(y))
     return leaf
 
 
