@@ -2,7 +2,9 @@
 
 ``sample_block`` is LRT14's SampleMondrianBlock: the box of a node is the range of
 its points (restricted tree). ``sample_partition`` draws MP(lam, C) on a fixed box C,
-independently of any data (the purely random partitions of MGS20 and the theory).
+independently of any data (the purely random partitions of MGS20 and the theory);
+``sample_partition_around`` draws the same partition only where data lie: a cell
+holding no point is left whole (MGS20's estimators predict a constant there).
 """
 
 import numba
@@ -185,5 +187,47 @@ def sample_partition(tree, lower, upper, lifetime, rng):
             stack = np.concatenate((stack, np.empty(stack.shape[0], np.int64)))
         stack[top] = left
         stack[top + 1] = right
+        top += 2
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_partition_around(tree, X, samples, lifetime, rng, leaf_of):
+    """MP(lifetime, root box) below the existing root of the empty-below ``tree``, split only in cells holding some
+    of the points X[samples] (reordered in place): a cell without points is a leaf. The cells holding points have
+    the law of those of a full sample (the process in a cell does not depend on the other cells). ``leaf_of[i]``
+    receives the leaf of each point i; grows the tree as needed and returns it."""
+    n = samples.shape[0]
+    stack_node = np.empty(64, np.int64)
+    stack_start = np.empty(64, np.int64)
+    stack_end = np.empty(64, np.int64)
+    stack_node[0], stack_start[0], stack_end[0] = tree.root[0], 0, n
+    top = 1
+    while top > 0:
+        top -= 1
+        j, start, end = stack_node[top], stack_start[top], stack_end[top]
+        if end == start:
+            continue
+        time, dim, threshold = sample_split(
+            tree.box_lower[j], tree.box_upper[j], parent_time(tree.parent, tree.split_time, j), lifetime, rng
+        )
+        if time == np.inf:
+            for k in range(start, end):
+                leaf_of[samples[k]] = j
+            continue
+        if tree.n_nodes[0] + 2 > capacity(tree):
+            tree = grow(tree, 2 * capacity(tree))
+        cut = _partition(X, samples, start, end, dim, threshold)
+        left = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+        right = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+        tree.box_upper[left, dim] = threshold
+        tree.box_lower[right, dim] = threshold
+        set_split(tree, j, time, dim, threshold, left, right)
+        if top + 2 > stack_node.shape[0]:
+            stack_node = np.concatenate((stack_node, np.empty(stack_node.shape[0], np.int64)))
+            stack_start = np.concatenate((stack_start, np.empty(stack_start.shape[0], np.int64)))
+            stack_end = np.concatenate((stack_end, np.empty(stack_end.shape[0], np.int64)))
+        stack_node[top], stack_start[top], stack_end[top] = left, start, cut
+        stack_node[top + 1], stack_start[top + 1], stack_end[top + 1] = right, cut, end
         top += 2
     return tree
