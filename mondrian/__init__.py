@@ -3,6 +3,7 @@
 from mondrian.amf import AMFClassifier, AMFRegressor
 from mondrian.forest import MondrianForestClassifier, MondrianForestRegressor
 from mondrian.orf import OnlineRandomForestClassifier
+from mondrian.partition import MondrianPartitionForestRegressor
 from mondrian.tree import MondrianTree, sample_mondrian
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "AMFRegressor",
     "MondrianForestClassifier",
     "MondrianForestRegressor",
+    "MondrianPartitionForestRegressor",
     "MondrianTree",
     "OnlineRandomForestClassifier",
     "sample_mondrian",

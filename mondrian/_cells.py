@@ -14,7 +14,7 @@ import numpy as np
 
 from mondrian._nodes import NO_NODE
 from mondrian._process import sample_partition_around
-from mondrian._route import leaf_of, path_of
+from mondrian._route import path_of
 
 
 def n_stats(n_outputs: int) -> int:
@@ -49,13 +49,6 @@ def _add_cell_mean(stats, node, empty, out):
     points = stats[node, 0]
     for k in range(out.shape[0]):
         out[k] += stats[node, 1 + k] / points if points > 0.0 else empty
-
-
-@numba.njit(cache=True, nogil=True)
-def predict(tree, stats, X, lifetime, empty, out):
-    """out[i] += the prediction at X[i] of the tree pruned at ``lifetime`` (at most the sampled one)."""
-    for i in range(X.shape[0]):
-        _add_cell_mean(stats, leaf_of(tree, X[i], lifetime), empty, out[i])
 
 
 @numba.njit(cache=True, nogil=True)

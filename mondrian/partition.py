@@ -1,0 +1,234 @@
+"""MGS20's purely random Mondrian forests: ``MondrianPartitionForestRegressor``.
+
+Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
+lie (``mondrian._cells``: the cost follows the number of cells holding points, not (1 + lifetime)^d); a cell
+predicts the mean label of the training points it holds, ``empty_value`` when it holds none (MGS20: 0). The forest
+averages its trees, each fitted on all the data (no bootstrap). The partition at a smaller lifetime is the same
+tree pruned at it, so one fitted forest predicts at every lifetime up to its own (MGS20's nested estimators).
+
+``lifetime="adaptive"`` chooses it from the data, as MGS20 (Section 6): the forest is fitted on a random half at
+the largest lifetime of a geometric grid (ratio 2) and read at every grid value; on the other half (its points in
+the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is taken, then Audibert's (2007) STAR
+step: for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam,
+alpha = clip(sum (y - a)(b - a) / sum (b - a)^2, 0, 1), and the combination of least empirical risk is the
+prediction.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mondrian import _cells
+from mondrian._forest import _unchanged_on_failure, _writeable
+from mondrian._nodes import NO_NODE, add_node, empty_tree
+from mondrian._parallel import for_each, sum_over_trees
+from mondrian._validation import check_lifetime, tree_streams
+from mondrian.tree import MondrianTree
+
+DOMAINS = ("unit", "data")
+ADAPTIVE = "adaptive"
+
+
+def lifetime_grid(n: int, d: int) -> np.ndarray:
+    """The default grid of the adaptive lifetime: 1, 2, 4, ... up to the first value >= n^(1/d), the lifetime whose
+    cells hold about one point each (MGS20's lam_n ~ n^(1/(d + 2 beta)) as the smoothness beta -> 0)."""
+    top = max(int(np.ceil(np.log2(max(n, 2) ** (1.0 / d)))), 0)
+    return 2.0 ** np.arange(top + 1)
+
+
+def star(first: np.ndarray, others: np.ndarray, y: np.ndarray) -> tuple[int, float, np.ndarray]:
+    """Audibert's STAR step from the predictions ``first`` (of the ERM choice) over the segments to each row of
+    ``others``: (the row whose segment holds the least empirical square risk, its alpha, every row's risk)."""
+    step = others - first
+    spread = (step**2).sum(axis=1)
+    alphas = np.clip(
+        np.divide((step * (y - first)).sum(axis=1), spread, out=np.zeros_like(spread), where=spread > 0), 0, 1
+    )
+    risks = ((first + alphas[:, None] * step - y) ** 2).mean(axis=1)
+    best = int(np.argmin(risks))
+    return best, float(alphas[best]), risks
+
+
+class MondrianPartitionForestRegressor(RegressorMixin, BaseEstimator):
+    """Purely random Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2020, Annals of Statistics).
+
+    Parameters
+    ----------
+    n_estimators : the number of trees M.
+    lifetime : the Mondrian lifetime lambda, a positive finite number (MGS20's minimax choice for a beta-Hölder
+        regression function: lambda_n ~ n^(1/(d + 2 beta))), or "adaptive" (chosen on half of the data, see above).
+    lifetimes : the grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
+        ``lifetime_grid``).
+    inner_margin : eps, the adaptive choice scores the held-out points in [eps, 1 - eps]^d of the domain only.
+    domain : "unit" (the paper's [0, 1]^d: X must lie in it) or "data" (the box spanned by the training data).
+    empty_value : the prediction of a cell that holds no training point (MGS20: 0).
+    random_state : None, an int, a RandomState or a Generator; each tree draws its partition from its own stream
+        spawned from it, so that results are the same for every ``n_jobs``.
+    n_jobs : threads over trees (None: 1, -1: all cores).
+
+    Attributes
+    ----------
+    trees_ : the fitted trees (``MondrianTree``; stats: column 0 the number of points of each cell, column 1 the
+        sum of their labels, at every node).
+    domain_ : (lower, upper), the box the partitions were drawn on.
+    lifetime_ : the lifetime the partitions were drawn at (adaptive: the largest of the grid).
+    selection_ : adaptive only: dict of the grid ``lifetimes``, their held-out ``risks``, the ERM choice ``erm``, the
+        STAR partner ``partner``, its weight ``alpha`` and the ``star_risk`` of the combination.
+    n_features_in_ : the number of features.
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        lifetime: float | str = 1.0,
+        lifetimes=None,
+        inner_margin: float = 0.0,
+        domain: str = "unit",
+        empty_value: float = 0.0,
+        random_state=None,
+        n_jobs: int | None = None,
+    ):
+        self.n_estimators = n_estimators
+        self.lifetime = lifetime
+        self.lifetimes = lifetimes
+        self.inner_margin = inner_margin
+        self.domain = domain
+        self.empty_value = empty_value
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @property
+    def _adaptive(self) -> bool:
+        return isinstance(self.lifetime, str) and self.lifetime == ADAPTIVE
+
+    def _check_params(self) -> float | None:
+        """The fixed lifetime (None when adaptive), after checking every parameter."""
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
+        margin = self.inner_margin
+        if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not 0.0 <= margin < 0.5:
+            raise ValueError(f"inner_margin must be a number in [0, 0.5), got {margin!r}")
+        if self.lifetimes is not None:
+            grid = np.asarray(self.lifetimes, dtype=np.float64)
+            if (
+                grid.ndim != 1
+                or grid.size == 0
+                or not np.all(np.isfinite(grid) & (grid > 0))
+                or np.any(np.diff(grid) <= 0)
+            ):
+                raise ValueError(
+                    f"lifetimes must be an increasing list of positive finite numbers, got {self.lifetimes!r}"
+                )
+        lifetime = None if self._adaptive else check_lifetime(self.lifetime)
+        if lifetime is not None and not np.isfinite(lifetime):
+            raise ValueError("lifetime must be finite: a purely random partition splits without end otherwise")
+        if self.domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+        empty = self.empty_value
+        if isinstance(empty, bool) or not isinstance(empty, numbers.Real) or not np.isfinite(empty):
+            raise ValueError(f"empty_value must be a finite number, got {empty!r}")
+        return lifetime
+
+    def _domain(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.domain == "data":
+            return X.min(axis=0), X.max(axis=0)
+        if X.size and (X.min() < 0.0 or X.max() > 1.0):
+            raise ValueError(
+                "X must lie in [0, 1]^d with domain='unit' (MGS20's setting): scale it, or use domain='data'"
+            )
+        return np.zeros(X.shape[1]), np.ones(X.shape[1])
+
+    def _grow(self, X: np.ndarray, y: np.ndarray, lifetime: float, lower, upper, streams) -> None:
+        """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
+        cell's labels."""
+        trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
+
+        def grow(tree: MondrianTree) -> None:
+            tree.nodes.root[0] = add_node(tree.nodes, NO_NODE, lower, upper)
+            tree.nodes, leaves = _cells.sample(tree.nodes, X, lifetime, tree.rng)
+            tree.stats = np.zeros((tree.n_nodes, _cells.n_stats(1)))
+            _cells.count(tree.nodes, tree.stats, y, False, leaves)
+
+        for_each(grow, trees, self.n_jobs)
+        self.trees_, self.domain_, self.lifetime_ = trees, (lower, upper), lifetime
+
+    def fit(self, X, y):
+        """Draw the forest's partitions (where the data lie) and the mean label of every cell; with an adaptive
+        lifetime, on half of the data, the other half choosing the prediction."""
+        lifetime = self._check_params()
+        with _unchanged_on_failure(self):
+            X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+            X, y = _writeable(X), np.asarray(y, dtype=np.float64)
+            lower, upper = self._domain(X)
+            self.__dict__.pop("selection_", None)
+            # one stream per tree (the same trees' streams whatever the lifetime), then one for the half split
+            streams = tree_streams(self.random_state, self.n_estimators + 1)
+            if lifetime is not None:
+                self._grow(X, y, lifetime, lower, upper, streams[:-1])
+                return self
+            if X.shape[0] < 2:
+                raise ValueError(
+                    f"the adaptive lifetime needs 2 samples or more (half to fit, half to choose), got {len(y)} sample"
+                )
+            order = streams[-1].permutation(len(y))
+            fit_half, held_out = order[: len(y) // 2], order[len(y) // 2 :]
+            grid = (
+                lifetime_grid(len(fit_half), X.shape[1])
+                if self.lifetimes is None
+                else np.asarray(self.lifetimes, dtype=np.float64)
+            )
+            self._grow(X[fit_half], y[fit_half], float(grid[-1]), lower, upper, streams[:-1])
+            eps = self.inner_margin * (upper - lower)
+            inner = held_out[np.all((X[held_out] >= lower + eps) & (X[held_out] <= upper - eps), axis=1)]
+            if inner.size == 0:
+                raise ValueError("no held-out point in the inner box: lower inner_margin")
+            nested = self.predict_nested(X[inner], grid)
+            risks = ((nested - y[inner]) ** 2).mean(axis=1)
+            erm = int(np.argmin(risks))
+            partner, alpha, star_risks = star(nested[erm], nested, y[inner])
+            self.selection_ = {
+                "lifetimes": grid, "risks": risks, "erm": float(grid[erm]), "partner": float(grid[partner]),
+                "alpha": alpha, "star_risk": float(star_risks[partner]),
+            }  # fmt: skip
+        return self
+
+    def _checked_X(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
+
+    def _checked_lifetimes(self, lifetimes) -> np.ndarray:
+        lifetimes = np.atleast_1d(np.asarray(lifetimes, dtype=np.float64))
+        if lifetimes.ndim != 1 or not np.all((lifetimes >= 0.0) & (lifetimes <= self.lifetime_)):
+            raise ValueError(f"lifetimes must lie in [0, {self.lifetime_}] (the fitted lifetime), got {lifetimes}")
+        if np.any(np.diff(lifetimes) < 0.0):
+            raise ValueError(f"lifetimes must be increasing, got {lifetimes}")
+        return lifetimes
+
+    def predict_nested(self, X, lifetimes) -> np.ndarray:
+        """Predictions of the forest pruned at each of ``lifetimes`` (increasing, at most the fitted lifetime), one
+        row per lifetime: MGS20's nested estimators, from one walk down each tree per point."""
+        X = self._checked_X(X)
+        lifetimes = self._checked_lifetimes(lifetimes)
+        empty = float(self.empty_value)
+
+        def add(tree: MondrianTree, out: np.ndarray) -> None:
+            _cells.predict_nested(tree.nodes, tree.stats, X, lifetimes, empty, out)
+
+        total = sum_over_trees(add, self.trees_, (lifetimes.shape[0], X.shape[0], 1), self.n_jobs)
+        return total[:, :, 0] / len(self.trees_)
+
+    def predict(self, X, lifetime: float | None = None) -> np.ndarray:
+        """The forest's prediction pruned at ``lifetime``; by default at the fitted lifetime, or with an adaptive
+        lifetime the STAR combination (1 - alpha) f_erm + alpha f_partner."""
+        check_is_fitted(self)
+        if lifetime is not None or not hasattr(self, "selection_"):
+            return self.predict_nested(X, [self.lifetime_ if lifetime is None else lifetime])[0]
+        chosen = self.selection_
+        pair = np.array(sorted({chosen["erm"], chosen["partner"]}))
+        rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
+        return (1.0 - chosen["alpha"]) * rows[chosen["erm"]] + chosen["alpha"] * rows[chosen["partner"]]
