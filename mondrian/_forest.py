@@ -279,11 +279,12 @@ class Classification:
         before any data); on return the model has learnt all of (X, y), exactly as
         predict_proba then partial_fit one sample at a time would.
         """
-        return self._progressive(X, y, classes)
+        return np.clip(self._progressive(X, y, classes), 0.0, 1.0)
 
     def predict_proba(self, X) -> np.ndarray:
-        """The forest's class probabilities: the average of its trees' predictions."""
-        return self._mean_prediction(X)
+        """The forest's class probabilities: the average of its trees' predictions (clipped to [0, 1]: a sum of
+        weighted distributions can exceed 1 by a rounding error)."""
+        return np.clip(self._mean_prediction(X), 0.0, 1.0)
 
     def predict(self, X) -> np.ndarray:
         proba = self.predict_proba(X)  # first: raises NotFittedError before classes_ is read

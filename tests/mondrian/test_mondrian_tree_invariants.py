@@ -8,7 +8,7 @@ and their prunings. Every check is an exact statement about the node arrays.
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mondrian import MondrianForestClassifier, MondrianForestRegressor, sample_mondrian
@@ -212,6 +212,14 @@ def test_regressor_trees_are_restricted_mondrian_trees(data, lifetime, mode, see
     mode=st.sampled_from(MODES),
     seed=st.integers(0, 2**32 - 1),
     smoothing=st.sampled_from(["ikn", "empirical"]),
+)
+@example(  # one class, x outside the range: the weighted sum of distributions rounded to 1 + 2e-16 before clipping
+    data=(np.array([[1.0, 56.429688]]), np.array([0])),
+    queries=[[1.0, 1.0, 0.0]],
+    lifetime=0.3,
+    mode="fit",
+    seed=0,
+    smoothing="ikn",
 )
 def test_predict_proba_is_a_distribution_and_prediction_leaves_the_model_unchanged(
     data, queries, lifetime, mode, seed, smoothing
