@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from sklearn import datasets as skd
 
@@ -102,7 +104,8 @@ def hoelder(
     rng = np.random.default_rng(seed)
     X = rng.uniform(size=(n_samples, n_features))
     y = hoelder_function(X, beta) + noise * rng.standard_normal(n_samples)
-    return split(f"hoelder{beta:g}-d{n_features}", "regression", X, y, test_size, seed, beta=beta, noise=noise)
+    name = f"hoelder{beta:g}-d{n_features}"
+    return split(name, "regression", X, y, test_size, seed, function="hoelder", beta=beta, noise=noise)
 
 
 def smooth(n_samples: int, n_features: int = 1, noise: float = 0.1, test_size: float = 0.3, seed: int = 0):
@@ -110,7 +113,17 @@ def smooth(n_samples: int, n_features: int = 1, noise: float = 0.1, test_size: f
     rng = np.random.default_rng(seed)
     X = rng.uniform(size=(n_samples, n_features))
     y = smooth_function(X) + noise * rng.standard_normal(n_samples)
-    return split(f"smooth-d{n_features}", "regression", X, y, test_size, seed, noise=noise)
+    return split(f"smooth-d{n_features}", "regression", X, y, test_size, seed, function="smooth", noise=noise)
+
+
+def regression_function(dataset) -> Callable[[np.ndarray], np.ndarray]:
+    """The noiseless regression function f of a synthetic dataset that records it (``hoelder``, ``smooth``)."""
+    meta = dataset.metadata
+    if meta.get("function") == "hoelder":
+        return lambda X: hoelder_function(X, meta["beta"])
+    if meta.get("function") == "smooth":
+        return smooth_function
+    raise ValueError(f"{dataset.name} does not record its regression function (only hoelder and smooth do)")
 
 
 __all__ = ["Dataset", "bsp_sin", "circles", "friedman", "hoelder", "linear", "moons", "signal1d", "smooth"]

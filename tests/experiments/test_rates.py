@@ -1,0 +1,56 @@
+"""The rates protocol: the model refitted on growing prefixes, its lifetime (and trees) following n, its excess risk
+measured against the noiseless regression function recorded by the synthetic datasets."""
+
+import numpy as np
+import pytest
+
+from experiments.data.fetch import load
+from experiments.data.synthetic import hoelder_function, regression_function, smooth_function
+from experiments.protocols import rates
+from mondrian import MondrianPartitionForestRegressor
+
+
+def test_synthetic_datasets_record_their_regression_function():
+    data = load("hoelder", n_samples=50, n_features=3, beta=0.5, test_size=10, seed=1)
+    np.testing.assert_array_equal(regression_function(data)(data.X_test), hoelder_function(data.X_test, 0.5))
+    smooth = load("smooth", n_samples=50, n_features=2, test_size=10, seed=1)
+    np.testing.assert_array_equal(regression_function(smooth)(smooth.X_test), smooth_function(smooth.X_test))
+    with pytest.raises(ValueError, match="regression function"):
+        regression_function(load("friedman5", n_samples=50))
+
+
+def test_risk_against_f_with_lifetime_and_trees_following_n():
+    data = load("hoelder", n_samples=1200, n_features=2, test_size=200, seed=0)
+    inner = np.all((data.X_test >= 0.1) & (data.X_test <= 0.9), axis=1)
+    result = rates.run(
+        lambda: MondrianPartitionForestRegressor(random_state=0),
+        data,
+        seed=0,
+        sizes=[100, 1000],
+        lifetime_scale=2.0,
+        trees_scale=0.5,
+        trees_exponent=0.5,
+        inner_margin=0.1,
+    )
+    curves = result.curves
+    np.testing.assert_allclose(curves["lifetime"], [2.0 * 100**0.25, 2.0 * 1000**0.25])
+    np.testing.assert_array_equal(curves["n_estimators"], [5, 16])
+    for n, row in zip([100, 1000], curves.itertuples(), strict=True):
+        forest = MondrianPartitionForestRegressor(row.n_estimators, lifetime=row.lifetime, random_state=0)
+        forest.fit(data.X_train[:n], data.y_train[:n])
+        truth = hoelder_function(data.X_test[inner], 1.0)
+        assert row.risk == pytest.approx(np.mean((forest.predict(data.X_test[inner]) - truth) ** 2), rel=1e-12)
+    assert result.summary["final_risk"] == curves["risk"].iloc[-1]
+
+
+def test_fixed_and_adaptive_lifetimes_and_bad_sizes():
+    data = load("smooth", n_samples=700, n_features=1, test_size=200, seed=0)
+    fixed = rates.run(lambda: MondrianPartitionForestRegressor(3, random_state=0), data, 0, [100, 500], lifetime=4.0)
+    assert list(fixed.curves["lifetime"]) == [4.0, 4.0]
+    adaptive = rates.run(
+        lambda: MondrianPartitionForestRegressor(3, random_state=0), data, 0, [100, 500], lifetime="adaptive"
+    )
+    assert np.all(adaptive.curves["chosen_lifetime"] <= adaptive.curves["lifetime"])
+    for sizes in ([], [500, 100], [0, 10], [100, 501]):
+        with pytest.raises(ValueError, match="sizes"):
+            rates.run(lambda: MondrianPartitionForestRegressor(), data, 0, sizes)
