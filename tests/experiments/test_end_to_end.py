@@ -27,6 +27,7 @@ FIGURES = {
     "mgs17-fig1": 4,
     "theory-rates-lipschitz": 12,
     "theory-fixed-lifetime": 4,
+    "theory-adaptive": 2,
 }
 # Comparisons of methods on real data whose quick profile (two small streams) is too small for the paper's verdict:
 # their claims are evaluated and reported, not required to pass.

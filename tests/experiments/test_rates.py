@@ -50,7 +50,14 @@ def test_fixed_and_adaptive_lifetimes_and_bad_sizes():
     adaptive = rates.run(
         lambda: MondrianPartitionForestRegressor(3, random_state=0), data, 0, [100, 500], lifetime="adaptive"
     )
-    assert np.all(adaptive.curves["chosen_lifetime"] <= adaptive.curves["lifetime"])
+    curves = adaptive.curves
+    assert np.all(curves["chosen_lifetime"] <= curves["lifetime"]) and np.all(curves["risk"] >= 0)
+    forest = MondrianPartitionForestRegressor(3, lifetime="adaptive", random_state=0)
+    forest.fit(data.X_train[:500], data.y_train[:500])
+    truth = smooth_function(data.X_test)
+    grid_risks = np.mean((forest.predict_nested(data.X_test, forest.selection_["lifetimes"]) - truth) ** 2, axis=1)
+    assert curves["oracle_risk"].iloc[-1] == pytest.approx(grid_risks.min(), rel=1e-12)
+    assert curves["oracle_lifetime"].iloc[-1] == forest.selection_["lifetimes"][np.argmin(grid_risks)]
     for sizes in ([], [500, 100], [0, 10], [100, 501]):
         with pytest.raises(ValueError, match="sizes"):
             rates.run(lambda: MondrianPartitionForestRegressor(), data, 0, sizes)
