@@ -9,6 +9,7 @@ from mlflow import MlflowClient
 
 FIGURES = {
     "mgs20-fig1": 1,
+    "mgs20-fig2": 1,
     "theory-leaves": 9,
     "theory-cell": 1,
     "amf-fig1": 1,
