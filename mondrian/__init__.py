@@ -3,7 +3,7 @@
 from mondrian.amf import AMFClassifier, AMFRegressor
 from mondrian.forest import MondrianForestClassifier, MondrianForestRegressor
 from mondrian.orf import OnlineRandomForestClassifier
-from mondrian.partition import MondrianPartitionForestRegressor
+from mondrian.partition import MondrianPartitionForestClassifier, MondrianPartitionForestRegressor
 from mondrian.tree import MondrianTree, sample_mondrian
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "AMFRegressor",
     "MondrianForestClassifier",
     "MondrianForestRegressor",
+    "MondrianPartitionForestClassifier",
     "MondrianPartitionForestRegressor",
     "MondrianTree",
     "OnlineRandomForestClassifier",

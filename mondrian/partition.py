@@ -1,4 +1,4 @@
-"""MGS20's purely random Mondrian forests: ``MondrianPartitionForestRegressor``.
+"""MGS20's purely random Mondrian forests: ``MondrianPartitionForestRegressor`` and ``...Classifier``.
 
 Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
 lie (``mondrian._cells``: the cost follows the number of cells holding points, not (1 + lifetime)^d); a cell
@@ -19,7 +19,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian import _cells
@@ -53,7 +54,80 @@ def star(first: np.ndarray, others: np.ndarray, y: np.ndarray) -> tuple[int, flo
     return best, float(alphas[best]), risks
 
 
-class MondrianPartitionForestRegressor(RegressorMixin, BaseEstimator):
+class _PartitionForest(BaseEstimator):
+    """What MGS20's regressor and classifier share: checks, the domain, growing the trees, nested predictions. A
+    subclass says whether targets are one-hot (``_onehot``), their number of outputs and the empty cells' value."""
+
+    _onehot = False
+
+    @property
+    def _n_outputs(self) -> int:
+        return 1
+
+    def _empty_value(self) -> float:
+        return float(self.empty_value)
+
+    def _check_lifetime(self, lifetime) -> float:
+        """The common checks (number of trees, domain) and the fixed lifetime, positive and finite."""
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
+        if self.domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+        lifetime = check_lifetime(lifetime)
+        if not np.isfinite(lifetime):
+            raise ValueError("lifetime must be finite: a purely random partition splits without end otherwise")
+        return lifetime
+
+    def _domain(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.domain == "data":
+            return X.min(axis=0), X.max(axis=0)
+        if X.size and (X.min() < 0.0 or X.max() > 1.0):
+            raise ValueError(
+                "X must lie in [0, 1]^d with domain='unit' (MGS20's setting): scale it, or use domain='data'"
+            )
+        return np.zeros(X.shape[1]), np.ones(X.shape[1])
+
+    def _grow(self, X: np.ndarray, y: np.ndarray, lifetime: float, lower, upper, streams) -> None:
+        """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
+        cell's encoded targets y."""
+        trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
+
+        def grow(tree: MondrianTree) -> None:
+            tree.nodes.root[0] = add_node(tree.nodes, NO_NODE, lower, upper)
+            tree.nodes, leaves = _cells.sample(tree.nodes, X, lifetime, tree.rng)
+            tree.stats = np.zeros((tree.n_nodes, _cells.n_stats(self._n_outputs)))
+            _cells.count(tree.nodes, tree.stats, y, self._onehot, leaves)
+
+        for_each(grow, trees, self.n_jobs)
+        self.trees_, self.domain_, self.lifetime_ = trees, (lower, upper), lifetime
+
+    def _checked_X(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
+
+    def _checked_lifetimes(self, lifetimes) -> np.ndarray:
+        lifetimes = np.atleast_1d(np.asarray(lifetimes, dtype=np.float64))
+        if lifetimes.ndim != 1 or not np.all((lifetimes >= 0.0) & (lifetimes <= self.lifetime_)):
+            raise ValueError(f"lifetimes must lie in [0, {self.lifetime_}] (the fitted lifetime), got {lifetimes}")
+        if np.any(np.diff(lifetimes) < 0.0):
+            raise ValueError(f"lifetimes must be increasing, got {lifetimes}")
+        return lifetimes
+
+    def _nested(self, X, lifetimes) -> np.ndarray:
+        """(lifetimes, rows, outputs): the mean over trees of each cell's mean encoded target, at each lifetime."""
+        X = self._checked_X(X)
+        lifetimes = self._checked_lifetimes(lifetimes)
+        empty = self._empty_value()
+
+        def add(tree: MondrianTree, out: np.ndarray) -> None:
+            _cells.predict_nested(tree.nodes, tree.stats, X, lifetimes, empty, out)
+
+        shape = (lifetimes.shape[0], X.shape[0], self._n_outputs)
+        return sum_over_trees(add, self.trees_, shape, self.n_jobs) / len(self.trees_)
+
+
+class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     """Purely random Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2020, Annals of Statistics).
 
     Parameters
@@ -107,55 +181,19 @@ class MondrianPartitionForestRegressor(RegressorMixin, BaseEstimator):
 
     def _check_params(self) -> float | None:
         """The fixed lifetime (None when adaptive), after checking every parameter."""
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
+        self._check_lifetime(1.0 if self._adaptive else self.lifetime)
         margin = self.inner_margin
         if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not 0.0 <= margin < 0.5:
             raise ValueError(f"inner_margin must be a number in [0, 0.5), got {margin!r}")
         if self.lifetimes is not None:
             grid = np.asarray(self.lifetimes, dtype=np.float64)
-            if (
-                grid.ndim != 1
-                or grid.size == 0
-                or not np.all(np.isfinite(grid) & (grid > 0))
-                or np.any(np.diff(grid) <= 0)
-            ):
-                raise ValueError(
-                    f"lifetimes must be an increasing list of positive finite numbers, got {self.lifetimes!r}"
-                )
-        lifetime = None if self._adaptive else check_lifetime(self.lifetime)
-        if lifetime is not None and not np.isfinite(lifetime):
-            raise ValueError("lifetime must be finite: a purely random partition splits without end otherwise")
-        if self.domain not in DOMAINS:
-            raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+            valid = grid.ndim == 1 and grid.size > 0 and np.all(np.isfinite(grid) & (grid > 0))
+            if not valid or np.any(np.diff(grid) <= 0):
+                raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
         empty = self.empty_value
         if isinstance(empty, bool) or not isinstance(empty, numbers.Real) or not np.isfinite(empty):
             raise ValueError(f"empty_value must be a finite number, got {empty!r}")
-        return lifetime
-
-    def _domain(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.domain == "data":
-            return X.min(axis=0), X.max(axis=0)
-        if X.size and (X.min() < 0.0 or X.max() > 1.0):
-            raise ValueError(
-                "X must lie in [0, 1]^d with domain='unit' (MGS20's setting): scale it, or use domain='data'"
-            )
-        return np.zeros(X.shape[1]), np.ones(X.shape[1])
-
-    def _grow(self, X: np.ndarray, y: np.ndarray, lifetime: float, lower, upper, streams) -> None:
-        """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
-        cell's labels."""
-        trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
-
-        def grow(tree: MondrianTree) -> None:
-            tree.nodes.root[0] = add_node(tree.nodes, NO_NODE, lower, upper)
-            tree.nodes, leaves = _cells.sample(tree.nodes, X, lifetime, tree.rng)
-            tree.stats = np.zeros((tree.n_nodes, _cells.n_stats(1)))
-            _cells.count(tree.nodes, tree.stats, y, False, leaves)
-
-        for_each(grow, trees, self.n_jobs)
-        self.trees_, self.domain_, self.lifetime_ = trees, (lower, upper), lifetime
+        return None if self._adaptive else float(self.lifetime)
 
     def fit(self, X, y):
         """Draw the forest's partitions (where the data lie) and the mean label of every cell; with an adaptive
@@ -197,30 +235,10 @@ class MondrianPartitionForestRegressor(RegressorMixin, BaseEstimator):
             }  # fmt: skip
         return self
 
-    def _checked_X(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
-
-    def _checked_lifetimes(self, lifetimes) -> np.ndarray:
-        lifetimes = np.atleast_1d(np.asarray(lifetimes, dtype=np.float64))
-        if lifetimes.ndim != 1 or not np.all((lifetimes >= 0.0) & (lifetimes <= self.lifetime_)):
-            raise ValueError(f"lifetimes must lie in [0, {self.lifetime_}] (the fitted lifetime), got {lifetimes}")
-        if np.any(np.diff(lifetimes) < 0.0):
-            raise ValueError(f"lifetimes must be increasing, got {lifetimes}")
-        return lifetimes
-
     def predict_nested(self, X, lifetimes) -> np.ndarray:
         """Predictions of the forest pruned at each of ``lifetimes`` (increasing, at most the fitted lifetime), one
         row per lifetime: MGS20's nested estimators, from one walk down each tree per point."""
-        X = self._checked_X(X)
-        lifetimes = self._checked_lifetimes(lifetimes)
-        empty = float(self.empty_value)
-
-        def add(tree: MondrianTree, out: np.ndarray) -> None:
-            _cells.predict_nested(tree.nodes, tree.stats, X, lifetimes, empty, out)
-
-        total = sum_over_trees(add, self.trees_, (lifetimes.shape[0], X.shape[0], 1), self.n_jobs)
-        return total[:, :, 0] / len(self.trees_)
+        return self._nested(X, lifetimes)[:, :, 0]
 
     def predict(self, X, lifetime: float | None = None) -> np.ndarray:
         """The forest's prediction pruned at ``lifetime``; by default at the fitted lifetime, or with an adaptive
@@ -232,3 +250,57 @@ class MondrianPartitionForestRegressor(RegressorMixin, BaseEstimator):
         pair = np.array(sorted({chosen["erm"], chosen["partner"]}))
         rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
         return (1.0 - chosen["alpha"]) * rows[chosen["erm"]] + chosen["alpha"] * rows[chosen["partner"]]
+
+
+class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
+    """Purely random Mondrian forest classifier (MGS20's forest with cell label distributions): each cell predicts
+    the label distribution of the training points it holds, uniform in a cell that holds none; the forest averages.
+
+    Parameters
+    ----------
+    n_estimators, lifetime (positive, finite), domain, random_state, n_jobs : as ``MondrianPartitionForestRegressor``
+        (the adaptive lifetime, a square-loss procedure, is the regressor's).
+
+    Attributes
+    ----------
+    classes_ : the class labels; trees_, domain_, lifetime_, n_features_in_ : as the regressor's (stats: column 0
+        the number of points of each cell, then their count per class).
+    """
+
+    _onehot = True
+
+    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "unit", random_state=None,
+                 n_jobs: int | None = None):  # fmt: skip
+        self.n_estimators = n_estimators
+        self.lifetime = lifetime
+        self.domain = domain
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @property
+    def _n_outputs(self) -> int:
+        return len(self.classes_)
+
+    def _empty_value(self) -> float:
+        return 1.0 / len(self.classes_)
+
+    def fit(self, X, y):
+        """Draw the forest's partitions (where the data lie) and the label counts of every cell."""
+        lifetime = self._check_lifetime(self.lifetime)
+        with _unchanged_on_failure(self):
+            X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+            check_classification_targets(y)
+            self.classes_, encoded = np.unique(y, return_inverse=True)
+            lower, upper = self._domain(_writeable(X))
+            streams = tree_streams(self.random_state, self.n_estimators + 1)[:-1]  # the regressor's tree streams
+            self._grow(_writeable(X), encoded.astype(np.float64), lifetime, lower, upper, streams)
+        return self
+
+    def predict_proba(self, X, lifetime: float | None = None) -> np.ndarray:
+        """Class probabilities of the forest pruned at ``lifetime`` (default: the fitted lifetime)."""
+        check_is_fitted(self)
+        return self._nested(X, [self.lifetime_ if lifetime is None else lifetime])[0]
+
+    def predict(self, X, lifetime: float | None = None) -> np.ndarray:
+        proba = self.predict_proba(X, lifetime)  # first: raises NotFittedError before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]

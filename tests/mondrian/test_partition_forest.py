@@ -8,6 +8,8 @@
 - Clear errors for bad parameters, data outside [0, 1]^d with the default domain, lifetimes beyond the fitted one;
   a failing fit leaves a fitted forest unchanged.
 - Cost follows the cells that hold points: a large lifetime in 5 dimensions stays small.
+- The classifier: the same partitions as the regressor for a random_state; each cell's label distribution
+  (uniform in an empty cell), averaged over the trees, at any lifetime; no adaptive lifetime.
 - Adaptive lifetime: STAR's alpha is the exact minimiser of the empirical risk on each segment, and its choice never
   has a larger empirical risk than the ERM lifetime (any inputs, hypothesis); the fitted forest predicts the
   combination it chose, its held-out risk is at most the ERM's; on a smooth signal its test risk is within 25% of
@@ -23,7 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mondrian import MondrianPartitionForestRegressor
+from mondrian import MondrianPartitionForestClassifier, MondrianPartitionForestRegressor
 from mondrian._route import leaf_of
 from mondrian.partition import lifetime_grid, star
 
@@ -32,6 +34,7 @@ from mondrian.partition import lifetime_grid, star
     [
         MondrianPartitionForestRegressor(domain="data"),
         MondrianPartitionForestRegressor(lifetime="adaptive", domain="data"),
+        MondrianPartitionForestClassifier(domain="data"),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):
@@ -167,3 +170,31 @@ def test_the_adaptive_lifetime_is_nearly_as_good_as_the_best_in_hindsight(seed):
     forest = MondrianPartitionForestRegressor(10, lifetime="adaptive", random_state=seed).fit(X, y)
     best = min(np.mean((forest.predict(queries, lam) - truth) ** 2) for lam in forest.selection_["lifetimes"])
     assert np.mean((forest.predict(queries) - truth) ** 2) <= 1.25 * best
+
+
+def test_the_classifier_averages_cell_label_distributions_on_the_regressors_partitions():
+    X, _, queries = data()
+    queries[:10] = 0.999
+    labels = np.array(["a", "b", "c"])[(X[:, 0] * 3).astype(int)]
+    classifier = MondrianPartitionForestClassifier(4, lifetime=12.0, random_state=5).fit(X, labels)
+    regressor = MondrianPartitionForestRegressor(4, lifetime=12.0, random_state=5).fit(X, X[:, 0])
+    for c, r in zip(classifier.trees_, regressor.trees_, strict=True):
+        np.testing.assert_array_equal(c.arrays()["threshold"], r.arrays()["threshold"])
+    np.testing.assert_array_equal(classifier.classes_, ["a", "b", "c"])
+    empty = 0
+    for lam in (3.0, 12.0):
+        proba = classifier.predict_proba(queries, lam)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        for q, p in zip(queries, proba, strict=True):
+            expected = []
+            for tree in classifier.trees_:
+                node = leaf_of(tree.nodes, q, lam)
+                held = np.all((X >= tree.nodes.box_lower[node]) & (X <= tree.nodes.box_upper[node]), axis=1)  # noqa: SIM300
+                counts = np.array([(labels[held] == k).sum() for k in "abc"], float)
+                expected.append(counts / counts.sum() if held.any() else np.full(3, 1 / 3))
+                empty += not held.any()
+            np.testing.assert_allclose(p, np.mean(expected, axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(classifier.predict(queries, lam), classifier.classes_[proba.argmax(axis=1)])
+    assert empty > 0  # some queries fall in cells without training points
+    with pytest.raises(ValueError, match="lifetime"):
+        MondrianPartitionForestClassifier(lifetime="adaptive").fit(X, labels)
