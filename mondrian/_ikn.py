@@ -88,6 +88,21 @@ def _posterior(stats, node, discount, base, out):
 
 
 @numba.njit(cache=True, nogil=True)
+def _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out):
+    """out += P(no split higher up) * p_sep * G_new: an extension to x, eta outside j's range, splits just above j
+    with probability p_sep = 1 - exp(-eta delta), x then sits below a new node with j's counts, base G_parent(j)
+    (``base``) and the expected discount (``g`` is scratch); returns P(no split up to j)."""
+    p_separated = -np.expm1(-eta * delta)
+    if p_separated > 0.0:
+        _posterior(stats, j, _expected_discount(eta, gamma, delta), base, g)
+        weight = not_separated * p_separated
+        for k in range(out.shape[0]):
+            out[k] += weight * g[k]
+        not_separated *= np.exp(-eta * delta)
+    return not_separated
+
+
+@numba.njit(cache=True, nogil=True)
 def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
     """out += the tree's prediction at x, averaged over the extensions of the tree to x; the model is unchanged.
     ``base`` and ``g`` are scratch rows of K entries. Leaves x's root-to-leaf path in ``path``; returns its length."""
@@ -104,15 +119,9 @@ def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
         delta = (lifetime if i == n - 1 else split_time[j]) - tau_parent
         eta = _extension_rate(lower, upper, j, x) if i >= outside else 0.0
         if eta > 0.0:
-            p_separated = -np.expm1(-eta * delta)
-            if p_separated > 0.0:
-                _posterior(stats, j, _expected_discount(eta, gamma, delta), base, g)
-                weight = not_separated * p_separated
-                for k in range(m):
-                    out[k] += weight * g[k]
-                not_separated *= np.exp(-eta * delta)
-                if not_separated == 0.0:
-                    return n
+            not_separated = _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out)
+            if not_separated == 0.0:
+                return n
         _posterior(stats, j, _discount(gamma, delta), base, g)
         base, g = g, base
     for k in range(m):
@@ -249,17 +258,11 @@ def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, 
     for i in range(first_outside(lower, upper, path, n, x), n):
         j = path[i]
         delta = (lifetime if i == n - 1 else split_time[j]) - parent_time(parent, split_time, j)
-        eta = _extension_rate(lower, upper, j, x)
-        p_separated = -np.expm1(-eta * delta)
-        if p_separated > 0.0:
-            base = uniform if i == 0 else table[path[i - 1]]
-            _posterior(stats, j, _expected_discount(eta, gamma, delta), base, g)
-            weight = not_separated * p_separated
-            for k in range(m):
-                out[k] += weight * g[k]
-            not_separated *= np.exp(-eta * delta)
-            if not_separated == 0.0:
-                return
+        base = uniform if i == 0 else table[path[i - 1]]
+        not_separated = _add_separated(stats, j, _extension_rate(lower, upper, j, x), gamma, delta, base, g,
+                                       not_separated, out)  # fmt: skip
+        if not_separated == 0.0:
+            return
     leaf = table[path[n - 1]]
     for k in range(m):
         out[k] += not_separated * leaf[k]

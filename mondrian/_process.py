@@ -162,6 +162,18 @@ def _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of):
 
 
 @numba.njit(cache=True, nogil=True)
+def _split_cell(tree, j, time, dim, threshold):
+    """Split node j's cell (its box) at ``threshold`` along ``dim`` at ``time``: two children holding the two halves
+    (the caller ensured room for them). Returns (left, right)."""
+    left = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+    right = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
+    tree.box_upper[left, dim] = threshold
+    tree.box_lower[right, dim] = threshold
+    set_split(tree, j, time, dim, threshold, left, right)
+    return left, right
+
+
+@numba.njit(cache=True, nogil=True)
 def sample_partition(tree, lower, upper, lifetime, rng):
     """MP(lifetime, [lower, upper]) into the empty ``tree``; grows it as needed and returns it."""
     tree.root[0] = add_node(tree, NO_NODE, lower, upper)
@@ -178,11 +190,7 @@ def sample_partition(tree, lower, upper, lifetime, rng):
             continue
         if tree.n_nodes[0] + 2 > capacity(tree):
             tree = grow(tree, 2 * capacity(tree))
-        left = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
-        right = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
-        tree.box_upper[left, dim] = threshold
-        tree.box_lower[right, dim] = threshold
-        set_split(tree, j, time, dim, threshold, left, right)
+        left, right = _split_cell(tree, j, time, dim, threshold)
         if top + 2 > stack.shape[0]:
             stack = np.concatenate((stack, np.empty(stack.shape[0], np.int64)))
         stack[top] = left
@@ -218,11 +226,7 @@ def sample_partition_around(tree, X, samples, lifetime, rng, leaf_of):
         if tree.n_nodes[0] + 2 > capacity(tree):
             tree = grow(tree, 2 * capacity(tree))
         cut = _partition(X, samples, start, end, dim, threshold)
-        left = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
-        right = add_node(tree, j, tree.box_lower[j], tree.box_upper[j])
-        tree.box_upper[left, dim] = threshold
-        tree.box_lower[right, dim] = threshold
-        set_split(tree, j, time, dim, threshold, left, right)
+        left, right = _split_cell(tree, j, time, dim, threshold)
         if top + 2 > stack_node.shape[0]:
             stack_node = np.concatenate((stack_node, np.empty(stack_node.shape[0], np.int64)))
             stack_start = np.concatenate((stack_start, np.empty(stack_start.shape[0], np.int64)))

@@ -21,6 +21,12 @@ def dataset_title(name: str) -> str:
     return f"{name.removesuffix(AMF_COPY)} (AMF copy)" if name.endswith(AMF_COPY) else name
 
 
+def ordered(panels, order) -> list[str]:
+    """Panel titles in the paper's dataset ``order`` (by their first word), others after, alphabetically."""
+    rank = {name: i for i, name in enumerate(order)}
+    return sorted(set(panels), key=lambda p: (rank.get(p.split(" ")[0], len(order)), p))
+
+
 def long_table(runs, label: Callable) -> pd.DataFrame:
     """dataset, method, trees, seed, step, fraction, train_time, accuracy; ``label(run)`` gives the panel's dataset
     and the method's name for a run."""

@@ -15,6 +15,7 @@ from experiments.figures.accuracy_curves import (
     final,
     long_table,
     means,
+    ordered,
     set_accuracy_limits,
     write_table,
 )
@@ -51,14 +52,9 @@ def label(run) -> tuple[str, str]:
     return dataset_title(name), method
 
 
-def ordered(panels) -> list[str]:
-    rank = {name: i for i, name in enumerate(ORDER)}
-    return sorted(set(panels), key=lambda p: (rank.get(p.split(" ")[0], len(ORDER)), p))
-
-
 def plot(runs, spec) -> plt.Figure:
     mean = means(long_table(runs, label))
-    panels = ordered(mean["dataset"])
+    panels = ordered(mean["dataset"], ORDER)
     fig, axes = plt.subplots(2, len(panels), figsize=(max(3.6 * len(panels), 8.0), 6.4), squeeze=False)
     for column, panel in enumerate(panels):
         part = mean[mean["dataset"] == panel]
@@ -95,7 +91,7 @@ def claims(runs, spec) -> list[Claim]:
     last = final(mean)
     accuracy = last.pivot(index="dataset", columns="method", values="accuracy")
     seconds = last.pivot(index="dataset", columns="method", values="train_time")
-    panels = ordered(accuracy.index)
+    panels = ordered(accuracy.index, ORDER)
     plain = [p for p in panels if not p.startswith("dna")]
     out = []
 

@@ -14,6 +14,7 @@ from experiments.figures.accuracy_curves import (
     final,
     long_table,
     means,
+    ordered,
     set_accuracy_limits,
     write_table,
 )
@@ -51,14 +52,9 @@ def final_lifetimes(runs) -> dict[str, float]:
     return out
 
 
-def ordered(panels) -> list[str]:
-    rank = {name: i for i, name in enumerate(ORDER)}
-    return sorted(set(panels), key=lambda p: (rank.get(p.split(" ")[0], len(ORDER)), p))
-
-
 def plot(runs, spec) -> plt.Figure:
     mean = means(long_table(runs, label))
-    panels = ordered(mean["dataset"])
+    panels = ordered(mean["dataset"], ORDER)
     trees = sorted(mean["trees"].unique())
     lifetimes = final_lifetimes(runs)
     fig, axes = plt.subplots(len(trees), len(panels), figsize=(max(3.6 * len(panels), 8.0), 3.3 * len(trees) + 0.9),
@@ -94,7 +90,7 @@ def claims(runs, spec) -> list[Claim]:
     out = []
     for n_trees, part in last.groupby("trees"):
         accuracy = part.pivot(index="dataset", columns="method", values="accuracy")
-        panels = ordered(accuracy.index)
+        panels = ordered(accuracy.index, ORDER)
         accuracy = accuracy.loc[panels]
         details = "; ".join(f"{p}: " + ", ".join(f"{m} {accuracy.loc[p, m]:.4f}" for m in METHODS) for p in panels)
         reached = ", ".join(f"{p} {lifetimes[p]:.2f}" for p in panels if p in lifetimes)
