@@ -6,7 +6,7 @@ predicts the mean label of the training points it holds, ``empty_value`` when it
 averages its trees, each fitted on all the data (no bootstrap). The partition at a smaller lifetime is the same
 tree pruned at it, so one fitted forest predicts at every lifetime up to its own (MGS20's nested estimators).
 
-``lifetime="adaptive"`` chooses it from the data, as MGS20 (Section 6): the forest is fitted on a random half at
+``lifetime="adaptive"`` chooses it from the data as MGS20 propose: the forest is fitted on a random half at
 the largest lifetime of a geometric grid (ratio 2) and read at every grid value; on the other half (its points in
 the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is taken, then Audibert's (2007) STAR
 step: for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam,
