@@ -18,6 +18,7 @@ from experiments.figures.accuracy_curves import (
     set_accuracy_limits,
     write_table,
 )
+from mondrian._increasing import lifetime_at
 
 LABELS = {"RF": "Breiman RF"}
 INCREASING, FIXED = "Mondrian increasing", "Mondrian fixed"
@@ -48,7 +49,9 @@ def final_lifetimes(runs) -> dict[str, float]:
             continue
         name = run.trial["dataset"]["name"]
         d = catalog.entry(name).shape["n_features"]
-        out[dataset_title(name)] = estimator.get("lifetime_scale", 1.0) * run.curves["step"].iloc[-1] ** (1 / (d + 2))
+        out[dataset_title(name)] = lifetime_at(
+            int(run.curves["step"].iloc[-1]), estimator.get("lifetime_scale", 1.0), d
+        )
     return out
 
 
