@@ -47,6 +47,7 @@ class OnlineForest(BaseEstimator):
     _forecaster = None
     _learn_block: int | None = None  # rows per learn call; None: all at once
     _dtype = np.float64  # the precision of X in the trees (boxes) and in every kernel
+    _stats_dtype = np.float64  # the precision of the node statistics
 
     # -- hooks of the forecaster ----------------------------------------------------------------
     def _check_forecaster_params(self) -> float:
@@ -132,7 +133,7 @@ class OnlineForest(BaseEstimator):
     def _new_trees(self, n_features: int, lifetime: float) -> list[MondrianTree]:
         n_stats = self._forecaster.n_stats(self._n_outputs)
         return [
-            MondrianTree.empty(n_features, rng, lifetime, n_stats, self._dtype)
+            MondrianTree.empty(n_features, rng, lifetime, n_stats, self._dtype, self._stats_dtype)
             for rng in tree_streams(self.random_state, self.n_estimators)
         ]
 

@@ -34,19 +34,23 @@ class MondrianTree:
     the data is batched into calls or on the number of threads.
     """
 
-    def __init__(self, nodes: TreeArrays, rng: np.random.Generator, lifetime: float, n_stats: int = 0):
+    def __init__(
+        self, nodes: TreeArrays, rng: np.random.Generator, lifetime: float, n_stats: int = 0, stats_dtype=np.float64
+    ):
         self.nodes = nodes
         self.rng = rng
         self.lifetime = float(lifetime)
-        self.stats = np.zeros((capacity(nodes), n_stats))
+        self.stats = np.zeros((capacity(nodes), n_stats), stats_dtype)
         # the points each leaf holds (``_points``), for trees that revisit past points; None otherwise
         self.first_point: np.ndarray | None = None
         self.next_point: np.ndarray | None = None
 
     @classmethod
-    def empty(cls, n_features: int, rng, lifetime: float, n_stats: int = 0, dtype=np.float64) -> MondrianTree:
-        """A tree with no node whose boxes hold points of ``dtype``."""
-        return cls(empty_tree(n_features, dtype=dtype), rng, lifetime, n_stats)
+    def empty(
+        cls, n_features: int, rng, lifetime: float, n_stats: int = 0, dtype=np.float64, stats_dtype=np.float64
+    ) -> MondrianTree:
+        """A tree with no node whose boxes hold points of ``dtype`` and whose statistics are ``stats_dtype``."""
+        return cls(empty_tree(n_features, dtype=dtype), rng, lifetime, n_stats, stats_dtype)
 
     def reserve(self, n_new: int) -> None:
         """Make room for ``n_new`` more nodes (doubling capacity) in the nodes and their statistics."""
