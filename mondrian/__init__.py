@@ -1,6 +1,7 @@
 """Mondrian-family forests: numba kernels behind scikit-learn estimators."""
 
 from mondrian.amf import AMFClassifier, AMFRegressor
+from mondrian.bsp import OnlineBSPForestClassifier, OnlineBSPForestRegressor
 from mondrian.forest import MondrianForestClassifier, MondrianForestRegressor
 from mondrian.orf import OnlineRandomForestClassifier
 from mondrian.partition import MondrianPartitionForestClassifier, MondrianPartitionForestRegressor
@@ -14,6 +15,8 @@ __all__ = [
     "MondrianPartitionForestClassifier",
     "MondrianPartitionForestRegressor",
     "MondrianTree",
+    "OnlineBSPForestClassifier",
+    "OnlineBSPForestRegressor",
     "OnlineRandomForestClassifier",
     "sample_mondrian",
 ]

@@ -1,0 +1,298 @@
+"""Kernels of the online BSP tree (Fan, Li and Sisson 2020): HullCut, the conditional update cBSP, predictions.
+
+A cut of a block lives in a pair of dimensions: its cost is Exp(rate_scale * sum over pairs of the perimeters of the
+block's projected hulls), the pair is drawn proportionally to its perimeter, the line uniformly among the lines
+hitting the projected hull (``_hull.sample_cut``), and only blocks holding more than ``MAX_UNCUT`` points are cut.
+``hull_cut`` is the batch recursion (Algorithm 5) below a leaf; ``insert`` is Algorithm 4 for one new point: absorb
+it in a small leaf, put a cut that separates it from the old hull above a node (rate: the increase of the
+perimeters; Algorithm 6) and demote the node under it, or extend the node's cut to the grown hull and go down x's
+side, down to the leaf, which is then sampled up to the current budget. Times are absolute (the root starts at 0,
+children at their parent's cut time), so a demoted node keeps its time.
+"""
+
+import numba
+import numpy as np
+
+from mondrian._bsp_nodes import goes_left, hull, leaf_of, new_node, set_hull, with_room
+from mondrian._hull import contains, hull_of, hull_with, perimeter, sample_cut, sample_separating_cut
+from mondrian._nodes import NO_NODE
+from mondrian._points import NO_POINT, add_point, points_of
+from mondrian._process import choose_proportional
+
+MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
+SOFT, HARD = 0, 1  # the forest's vote
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_target(stats, node, y, onehot, sign):
+    stats[node, 0] += sign
+    if onehot:
+        stats[node, 1 + int(y)] += sign
+    else:
+        stats[node, 1] += sign * y
+
+
+@numba.njit(cache=True, nogil=True)
+def _perimeters(tree, node, X, pairs, out):
+    """out[p] = perimeter of the node's hull in pair p; returns their sum."""
+    total = 0.0
+    for p in range(pairs.shape[0]):
+        out[p] = perimeter(X, hull(tree, node, p), tree.hull_size[node, p], pairs[p, 0], pairs[p, 1])
+        total += out[p]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _set_hulls_of_points(tree, node, X, rows, n, pairs):
+    """The node's hulls in every pair, computed from its points rows[:n]."""
+    scratch = np.empty(n, np.int64)
+    for p in range(pairs.shape[0]):
+        h = hull_of(X, rows, n, pairs[p, 0], pairs[p, 1], scratch)
+        tree = set_hull(tree, node, p, scratch, h)
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng):
+    """Cut the leaf at ``time`` in a pair drawn proportionally to its perimeter; returns (tree, left, right) with
+    the leaf's points, statistics and hulls handed to the two new children."""
+    rows = np.empty(int(tree.stats[node, 0]), np.int64)
+    n = points_of(tree.first_point, next_point, node, rows)
+    side = np.empty(n, np.bool_)
+    while True:  # a line through the hull leaves vertices on both sides; only rounding could say otherwise
+        p = choose_proportional(perimeters, total, rng)
+        theta, u = sample_cut(X, hull(tree, node, p), tree.hull_size[node, p], pairs[p, 0], pairs[p, 1], rng)
+        tree.pair[node] = p
+        tree.direction[node, 0] = np.cos(theta)
+        tree.direction[node, 1] = np.sin(theta)
+        tree.position[node] = u
+        n_left = 0
+        for k in range(n):
+            side[k] = goes_left(tree, node, X[rows[k]], pairs)
+            n_left += side[k]
+        if 0 < n_left < n:
+            break
+    tree = with_room(tree, 2)
+    children = (new_node(tree, node), new_node(tree, node))
+    left, right = children
+    tree.left[node] = left
+    tree.right[node] = right
+    tree.split_time[node] = time
+    tree.first_point[node] = NO_POINT
+    for k in range(n):
+        child = left if side[k] else right
+        add_point(tree.first_point, next_point, child, rows[k])
+        _add_target(tree.stats, child, Y[rows[k]], onehot, 1.0)
+    for child in children:
+        count = int(tree.stats[child, 0])
+        m = points_of(tree.first_point, next_point, child, rows)
+        assert m == count
+        tree = _set_hulls_of_points(tree, child, X, rows, m, pairs)
+    return tree, left, right
+
+
+@numba.njit(cache=True, nogil=True)
+def hull_cut(tree, leaf, start_time, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
+    """Algorithm 5 (HullCut) below the leaf from ``start_time``: cuts before ``budget``; every leaf it leaves has
+    been sampled until ``budget``."""
+    perimeters = np.empty(pairs.shape[0])
+    stack = [(leaf, start_time)]
+    while len(stack) > 0:
+        node, start = stack.pop()
+        tree.sampled_until[node] = budget
+        if tree.stats[node, 0] <= MAX_UNCUT:
+            continue
+        total = _perimeters(tree, node, X, pairs, perimeters)
+        if total <= 0.0:
+            continue
+        time = start + rng.exponential(1.0 / (rate_scale * total))
+        if not time < budget:
+            continue
+        tree, left, right = _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng)
+        stack.append((left, time))
+        stack.append((right, time))
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def _hold(tree, leaf, i, next_point, X, Y, onehot, pairs):
+    """Point i joins the leaf: its list, its statistics, and its hull in every pair."""
+    add_point(tree.first_point, next_point, leaf, i)
+    _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
+    for p in range(pairs.shape[0]):
+        h = tree.hull_size[leaf, p]
+        grown = np.empty(h + 1, np.int64)
+        if h == 0:
+            grown[0] = i
+            g = 1
+        else:
+            g = hull_with(X, hull(tree, leaf, p), h, i, pairs[p, 0], pairs[p, 1], grown)
+        tree = set_hull(tree, leaf, p, grown, g)
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def _grown_hulls(tree, node, z, i, X, pairs, grown, grown_size, increase):
+    """The node's hulls with point i added (grown[p, :grown_size[p]], or grown_size[p] = -1 when i is already inside
+    the hull of pair p) and, per pair, the increase of the perimeter; returns the sum of the increases."""
+    total = 0.0
+    for p in range(pairs.shape[0]):
+        d1, d2 = pairs[p, 0], pairs[p, 1]
+        old = hull(tree, node, p)
+        h = tree.hull_size[node, p]
+        if contains(X, old, h, d1, d2, z[d1], z[d2]):
+            grown_size[p] = -1
+            increase[p] = 0.0
+            continue
+        grown_size[p] = hull_with(X, old, h, i, d1, d2, grown[p])
+        increase[p] = max(perimeter(X, grown[p], grown_size[p], d1, d2) - perimeter(X, old, h, d1, d2), 0.0)
+        total += increase[p]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _store_grown(tree, node, grown, grown_size):
+    for p in range(grown_size.shape[0]):
+        if grown_size[p] >= 0:
+            tree = set_hull(tree, node, p, grown[p], grown_size[p])
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def _new_parent(tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng):
+    """Algorithm 6: a cut at ``time`` that separates point i from the node's hull, in a new node above it; the node
+    is demoted under it, beside a new leaf holding i."""
+    tree = with_room(tree, 2)
+    parent = tree.parent[node]
+    above = new_node(tree, parent)
+    leaf = new_node(tree, above)
+    if parent == NO_NODE:
+        tree.root[0] = above
+    elif tree.left[parent] == node:
+        tree.left[parent] = above
+    else:
+        tree.right[parent] = above
+    tree.parent[node] = above
+    p = choose_proportional(increase, total, rng)
+    z = X[i]
+    d1, d2 = pairs[p, 0], pairs[p, 1]
+    theta, u = sample_separating_cut(X, hull(tree, node, p), tree.hull_size[node, p], d1, d2, z[d1], z[d2], rng)
+    tree.pair[above] = p
+    tree.direction[above, 0] = np.cos(theta)
+    tree.direction[above, 1] = np.sin(theta)
+    tree.position[above] = u
+    tree.split_time[above] = time
+    if goes_left(tree, above, z, pairs):
+        tree.left[above] = leaf
+        tree.right[above] = node
+    else:
+        tree.left[above] = node
+        tree.right[above] = leaf
+    tree.stats[above] = tree.stats[node]
+    _add_target(tree.stats, above, Y[i], onehot, 1.0)
+    for q in range(pairs.shape[0]):
+        if grown_size[q] >= 0:
+            tree = set_hull(tree, above, q, grown[q], grown_size[q])
+        else:
+            tree = set_hull(tree, above, q, hull(tree, node, q).copy(), tree.hull_size[node, q])
+    return _hold(tree, leaf, i, next_point, X, Y, onehot, pairs)
+
+
+@numba.njit(cache=True, nogil=True)
+def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
+    """Algorithm 4 (cBSP) for the stored point i with the budget of the current number of points.
+
+    A node that may be cut (internal, or a leaf of more than 3 points sampled until its budget) first draws the
+    time of a cut separating i from its hull (rate: the increase of the perimeters); before the node's own cut (or
+    its budget so far) that cut goes above it. Otherwise i extends the node: an internal node sends it down its
+    side, a leaf takes it and is sampled further, from its budget so far to the current one. A leaf that reaches 4
+    points is sampled from its start, as it could not be cut before. The paper's text samples a leaf again from
+    scratch at every arrival, which drives the cuts up without bound as points keep arriving (a cut, once drawn,
+    stays): this is the update under which the tree keeps the law of the batch process, as its Theorem requires.
+    """
+    if tree.root[0] == NO_NODE:
+        tree = with_room(tree, 1)
+        tree.root[0] = new_node(tree, NO_NODE)
+        return _hold(tree, tree.root[0], i, next_point, X, Y, onehot, pairs)
+    n_pairs = pairs.shape[0]
+    increase = np.empty(n_pairs)
+    grown_size = np.empty(n_pairs, np.int64)
+    z = X[i]
+    node = tree.root[0]
+    start = 0.0
+    while True:
+        is_leaf = tree.left[node] == NO_NODE
+        if is_leaf and tree.stats[node, 0] <= MAX_UNCUT:
+            tree = _hold(tree, node, i, next_point, X, Y, onehot, pairs)
+            if tree.stats[node, 0] > MAX_UNCUT:
+                tree = hull_cut(tree, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+            return tree
+        grown = np.empty((n_pairs, tree.hull_size[node].max() + 1), np.int64)
+        total = _grown_hulls(tree, node, z, i, X, pairs, grown, grown_size, increase)
+        limit = tree.sampled_until[node] if is_leaf else tree.split_time[node]
+        if total > 0.0:
+            time = start + rng.exponential(1.0 / (rate_scale * total))
+            if time < limit:
+                return _new_parent(
+                    tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng
+                )
+        tree = _store_grown(tree, node, grown, grown_size)
+        _add_target(tree.stats, node, Y[i], onehot, 1.0)
+        if is_leaf:
+            add_point(tree.first_point, next_point, node, i)
+            if budget > limit:
+                tree = hull_cut(tree, node, limit, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+            return tree
+        start = tree.split_time[node]
+        node = tree.left[node] if goes_left(tree, node, z, pairs) else tree.right[node]
+
+
+@numba.njit(cache=True, nogil=True)
+def budget_at(n, budget_scale, budget_exponent):
+    """tau_n = budget_scale * n^budget_exponent (exponent 1/(d+2) for the paper's schedule, 0 for a fixed budget)."""
+    return budget_scale * float(n) ** budget_exponent
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, rng):
+    """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree."""
+    for i in range(start, end):
+        budget = budget_at(i + 1, budget_scale, budget_exponent)
+        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_leaf_prediction(stats, leaf, onehot, vote, out):
+    count = stats[leaf, 0]
+    if not onehot:
+        out[0] += stats[leaf, 1] / count
+    elif vote == HARD:
+        out[np.argmax(stats[leaf, 1:])] += 1.0
+    else:
+        for k in range(out.shape[0]):
+            out[k] += stats[leaf, 1 + k] / count
+
+
+@numba.njit(cache=True, nogil=True)
+def predict(tree, X, onehot, pairs, vote, out):
+    """out[i] += the tree's prediction at X[i]: its leaf's label distribution (or a vote for its majority label),
+    or its mean target."""
+    for i in range(X.shape[0]):
+        _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def progressive(
+    tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, vote, rng, prior, out
+):
+    """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
+    while the tree is empty). Returns the tree."""
+    for i in range(start, end):
+        if tree.root[0] == NO_NODE:
+            out[i - start] += prior
+        else:
+            _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i - start])
+        budget = budget_at(i + 1, budget_scale, budget_exponent)
+        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+    return tree

@@ -1,0 +1,192 @@
+"""Node-array storage of a BSP tree (Fan, Li and Sisson 2020).
+
+One row per node, as every tree of the project, plus a pool of hull vertices: the block of a node is the convex hull
+of the points it holds, kept through its 2-D projections, one per dimension pair (``_hull``). The hull of node v in
+pair p is ``pool[hull_start[v, p] : hull_start[v, p] + hull_size[v, p]]`` (row indices of the forest's point store,
+counter-clockwise). A slot holds up to ``slot_capacity(size)`` vertices, so a hull that grows by a vertex is
+rewritten in place most of the time; a slot that becomes too small is abandoned for a new one at the end of the pool.
+Leaves keep their points in linked lists (``_points``); ``stats`` counts the points below a node (column 0) and
+their one-hot labels or the sum of their targets (columns 1..). The cut of an internal node is the line
+x[d1] cos + x[d2] sin = position in the pair (d1, d2) = ``pair_dims(pair)``; points on or below it go left.
+``split_time`` is the cost time of the cut from the root (inf at a leaf): children start at their parent's time;
+a leaf that may be cut (more than 3 points) has had no cut up to ``sampled_until``, its budget so far.
+Kernels grow the arrays themselves (doubling), since one update may cut a leaf into many nodes.
+"""
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from mondrian._nodes import NO_NODE
+from mondrian._points import NO_POINT
+
+
+class BSPArrays(NamedTuple):
+    parent: np.ndarray  # int32 (capacity,), NO_NODE at the root
+    left: np.ndarray  # int32 (capacity,), NO_NODE at a leaf
+    right: np.ndarray  # int32 (capacity,)
+    pair: np.ndarray  # int32 (capacity,), the dimension pair of the cut
+    direction: np.ndarray  # float64 (capacity, 2), (cos theta, sin theta) of the cut
+    position: np.ndarray  # float64 (capacity,), u: the cut is the line of points whose projection equals u
+    split_time: np.ndarray  # float64 (capacity,), inf at a leaf
+    sampled_until: np.ndarray  # float64 (capacity,), a leaf's budget so far: it has no cut before this time
+    stats: np.ndarray  # float64 (capacity, n_stats)
+    first_point: np.ndarray  # int64 (capacity,), the leaf's point list (_points)
+    hull_start: np.ndarray  # int64 (capacity, n_pairs)
+    hull_size: np.ndarray  # int32 (capacity, n_pairs)
+    pool: np.ndarray  # int64 (pool capacity,), hull vertices as point-store rows
+    pool_used: np.ndarray  # int64 (1,)
+    n_nodes: np.ndarray  # int64 (1,)
+    root: np.ndarray  # int64 (1,), NO_NODE while the tree is empty
+
+
+def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
+    capacity = max(int(capacity), 1)
+    return BSPArrays(
+        parent=np.full(capacity, NO_NODE, np.int32),
+        left=np.full(capacity, NO_NODE, np.int32),
+        right=np.full(capacity, NO_NODE, np.int32),
+        pair=np.full(capacity, NO_NODE, np.int32),
+        direction=np.zeros((capacity, 2)),
+        position=np.zeros(capacity),
+        split_time=np.full(capacity, np.inf),
+        sampled_until=np.zeros(capacity),
+        stats=np.zeros((capacity, n_stats)),
+        first_point=np.full(capacity, NO_POINT, np.int64),
+        hull_start=np.zeros((capacity, n_pairs), np.int64),
+        hull_size=np.zeros((capacity, n_pairs), np.int32),
+        pool=np.zeros(capacity * n_pairs * 4, np.int64),
+        pool_used=np.zeros(1, np.int64),
+        n_nodes=np.zeros(1, np.int64),
+        root=np.full(1, NO_NODE, np.int64),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _grown(a, capacity, fill):
+    out = np.empty((capacity,) + a.shape[1:], a.dtype)  # noqa: RUF005 (numba has no starred tuples)
+    out[: a.shape[0]] = a
+    out[a.shape[0] :] = fill
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def with_room(tree, n_new):
+    """``tree`` with room for ``n_new`` more nodes (a copy grown by doubling if needed)."""
+    need = tree.n_nodes[0] + n_new
+    capacity = tree.parent.shape[0]
+    if need <= capacity:
+        return tree
+    capacity = max(need, 2 * capacity)
+    return BSPArrays(
+        _grown(tree.parent, capacity, NO_NODE),
+        _grown(tree.left, capacity, NO_NODE),
+        _grown(tree.right, capacity, NO_NODE),
+        _grown(tree.pair, capacity, NO_NODE),
+        _grown(tree.direction, capacity, 0.0),
+        _grown(tree.position, capacity, 0.0),
+        _grown(tree.split_time, capacity, np.inf),
+        _grown(tree.sampled_until, capacity, 0.0),
+        _grown(tree.stats, capacity, 0.0),
+        _grown(tree.first_point, capacity, NO_POINT),
+        _grown(tree.hull_start, capacity, 0),
+        _grown(tree.hull_size, capacity, 0),
+        tree.pool,
+        tree.pool_used,
+        tree.n_nodes,
+        tree.root,
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _with_pool(tree, pool):
+    return BSPArrays(
+        tree.parent,
+        tree.left,
+        tree.right,
+        tree.pair,
+        tree.direction,
+        tree.position,
+        tree.split_time,
+        tree.sampled_until,
+        tree.stats,
+        tree.first_point,
+        tree.hull_start,
+        tree.hull_size,
+        pool,
+        tree.pool_used,
+        tree.n_nodes,
+        tree.root,
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def new_node(tree, parent):
+    """Index of a fresh leaf under ``parent`` (the caller made room with ``with_room``)."""
+    node = tree.n_nodes[0]
+    tree.n_nodes[0] = node + 1
+    tree.parent[node] = parent
+    tree.left[node] = NO_NODE
+    tree.right[node] = NO_NODE
+    tree.pair[node] = NO_NODE
+    tree.split_time[node] = np.inf
+    tree.sampled_until[node] = 0.0
+    tree.stats[node] = 0.0
+    tree.first_point[node] = NO_POINT
+    tree.hull_size[node] = 0
+    return node
+
+
+@numba.njit(cache=True, nogil=True)
+def slot_capacity(size):
+    """Vertices a slot allocated for a hull of ``size`` vertices can hold: the next power of two, at least 4."""
+    capacity = 4
+    while capacity < size:
+        capacity *= 2
+    return capacity
+
+
+@numba.njit(cache=True, nogil=True)
+def hull(tree, node, p):
+    """The vertices of the node's hull in pair p (a view into the pool)."""
+    start = tree.hull_start[node, p]
+    return tree.pool[start : start + tree.hull_size[node, p]]
+
+
+@numba.njit(cache=True, nogil=True)
+def set_hull(tree, node, p, rows, size):
+    """Store rows[:size] as the node's hull in pair p; returns the tree (with a grown pool if it had to grow).
+    The slot is rewritten in place when it can hold the new hull (a slot never shrinks)."""
+    old = tree.hull_size[node, p]
+    if old > 0 and size <= slot_capacity(old):
+        start = tree.hull_start[node, p]
+    else:
+        start = tree.pool_used[0]
+        need = start + slot_capacity(size)
+        if need > tree.pool.shape[0]:
+            pool = np.empty(max(need, 2 * tree.pool.shape[0]), np.int64)
+            pool[:start] = tree.pool[:start]
+            tree = _with_pool(tree, pool)
+        tree.pool_used[0] = need
+    tree.pool[start : start + size] = rows[:size]
+    tree.hull_start[node, p] = start
+    tree.hull_size[node, p] = size
+    return tree
+
+
+@numba.njit(cache=True, nogil=True)
+def goes_left(tree, node, x, pairs):
+    """Whether the point x (all its features) is on or below the node's cut line."""
+    p = tree.pair[node]
+    along = x[pairs[p, 0]] * tree.direction[node, 0] + x[pairs[p, 1]] * tree.direction[node, 1]
+    return along <= tree.position[node]
+
+
+@numba.njit(cache=True, nogil=True)
+def leaf_of(tree, x, pairs):
+    """The leaf whose cell holds x (any point of the space: the cuts' sides route it)."""
+    node = tree.root[0]
+    while tree.left[node] != NO_NODE:
+        node = tree.left[node] if goes_left(tree, node, x, pairs) else tree.right[node]
+    return node

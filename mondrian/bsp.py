@@ -1,0 +1,201 @@
+"""Online BSP forests (Fan, Li and Sisson 2020): ``OnlineBSPForestClassifier`` and ``OnlineBSPForestRegressor``.
+
+Each tree is a binary space partitioning tree of the data's convex hull: a cut is an oblique line in a pair of
+features, its cost exponential with rate ``rate_scale`` times the sum over pairs of the perimeters of the block's
+projected hulls (the paper's experiments: half of it), and a block is cut only while it holds more than 3 points.
+Points arrive one at a time (Algorithm 4); with ``budget="increasing"`` the budget after n points is
+tau_n = budget_scale * n^(1/(d+2)), the paper's schedule. Leaves keep their points (a leaf is cut again, with the
+current budget, when a point joins it). A classifier tree predicts its leaf's label distribution (``vote="soft"``)
+or a vote for its majority label (``"hard"``, the paper's); a regressor tree its leaf's mean; the forest averages.
+A point anywhere in the space goes down the cuts' sides. With one feature, points are placed on a line of the plane
+(a zero second coordinate): a segment's perimeter is twice its length, the 1-D case of the paper's Lemma 2.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from mondrian import _bsp
+from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree
+from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._parallel import for_each, row_blocks
+from mondrian._points import PointStore, empty_lists
+from mondrian._validation import tree_streams
+
+INCREASING = "increasing"
+VOTES = ("soft", "hard")
+
+
+def dimension_pairs(n_features: int) -> np.ndarray:
+    """The pairs (d1, d2), d1 < d2, in lexicographic order, as an int64 array of shape (d(d-1)/2, 2)."""
+    return np.array([(a, b) for a in range(n_features) for b in range(a + 1, n_features)], np.int64).reshape(-1, 2)
+
+
+def _positive_finite(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and 0 < value < np.inf
+
+
+class BSPTree:
+    """One online BSP tree: its node arrays (``BSPArrays``), its random stream, and the links of its leaves' point
+    lists (``next_point``, one per stored point)."""
+
+    def __init__(self, n_pairs: int, n_stats: int, rng: np.random.Generator, budget):
+        self.nodes: BSPArrays = empty_bsp_tree(n_pairs, n_stats)
+        self.rng = rng
+        self.lifetime = budget  # the budget setting the tree follows (the forest checks it is unchanged)
+        self.next_point = empty_lists(16)
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.nodes.n_nodes[0])
+
+    @property
+    def n_leaves(self) -> int:
+        n = self.n_nodes
+        return int(np.count_nonzero(self.nodes.left[:n] == -1))
+
+    def keep_points(self, n_points: int) -> None:
+        """Room for ``n_points`` list links (doubling)."""
+        if n_points > self.next_point.shape[0]:
+            grown = empty_lists(max(n_points, 2 * self.next_point.shape[0]))
+            grown[: self.next_point.shape[0]] = self.next_point
+            self.next_point = grown
+
+
+class _OnlineBSPForest(OnlineForest):
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        budget: float | str = INCREASING,
+        budget_scale: float = 1.0,
+        rate_scale: float = 0.5,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_estimators = n_estimators
+        self.budget = budget
+        self.budget_scale = budget_scale
+        self.rate_scale = rate_scale
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _vote(self) -> int:
+        return _bsp.SOFT
+
+    def _check_forecaster_params(self):
+        if not _positive_finite(self.rate_scale):
+            raise ValueError(f"rate_scale must be a positive finite number, got {self.rate_scale!r}")
+        if isinstance(self.budget, str) and self.budget == INCREASING:
+            if not _positive_finite(self.budget_scale):
+                raise ValueError(f"budget_scale must be a positive finite number, got {self.budget_scale!r}")
+            return (INCREASING, float(self.budget_scale))
+        if not _positive_finite(self.budget):
+            raise ValueError(f"budget must be {INCREASING!r} or a positive finite number, got {self.budget!r}")
+        return float(self.budget)
+
+    def _budget_schedule(self, budget) -> tuple[float, float]:
+        """(scale, exponent) of tau_n = scale * n^exponent."""
+        if isinstance(budget, tuple):
+            return budget[1], 1.0 / (self.n_features_in_ + 2)
+        return budget, 0.0
+
+    def _kernel_X(self, X: np.ndarray) -> np.ndarray:
+        """X as the kernels take it: with one feature, a zero second coordinate (a line of the plane)."""
+        return np.hstack([X, np.zeros_like(X)]) if X.shape[1] == 1 else X
+
+    def _new_trees(self, n_features: int, budget) -> list[BSPTree]:
+        n_kernel = max(n_features, 2)
+        self.pairs_ = dimension_pairs(n_kernel)
+        self.points_ = PointStore(n_kernel)
+        n_stats = 1 + self._n_outputs
+        return [
+            BSPTree(len(self.pairs_), n_stats, rng, budget)
+            for rng in tree_streams(self.random_state, self.n_estimators)
+        ]
+
+    def _kernel_params(self) -> np.ndarray:
+        return np.zeros(0)
+
+    def _store(self, X, targets) -> int:
+        return self.points_.append(self._kernel_X(X), targets)
+
+    def _learn_tree(self, tree: BSPTree, X, targets, first: int, params) -> None:
+        tree.keep_points(self.points_.n)
+        scale, exponent = self._budget_schedule(tree.lifetime)
+        store = self.points_
+        tree.nodes = _bsp.learn(
+            tree.nodes, tree.next_point, store.X, store.y, first, first + X.shape[0], self._onehot, self.pairs_,
+            float(self.rate_scale), scale, exponent, tree.rng,
+        )  # fmt: skip
+
+    def _progressive_tree(self, tree: BSPTree, X, targets, first: int, params, prior, out) -> None:
+        tree.keep_points(self.points_.n)
+        scale, exponent = self._budget_schedule(tree.lifetime)
+        store = self.points_
+        tree.nodes = _bsp.progressive(
+            tree.nodes, tree.next_point, store.X, store.y, first, first + X.shape[0], self._onehot, self.pairs_,
+            float(self.rate_scale), scale, exponent, self._vote(), tree.rng, prior, out,
+        )  # fmt: skip
+
+    def _mean_prediction(self, X) -> np.ndarray:
+        X = self._kernel_X(self._checked_X(X))
+        out = np.zeros((X.shape[0], self._n_outputs))
+        vote = self._vote()
+
+        def predict_rows(rows: slice):
+            for tree in self.trees_:
+                _bsp.predict(tree.nodes, X[rows], self._onehot, self.pairs_, vote, out[rows])
+
+        for_each(predict_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
+        out /= len(self.trees_)
+        return out
+
+    def n_leaves(self) -> np.ndarray:
+        """The number of leaves of each tree."""
+        return np.array([tree.n_leaves for tree in self.trees_])
+
+
+class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPForest):
+    """Online BSP forest classifier (Fan, Li and Sisson, 2020).
+
+    Parameters
+    ----------
+    n_estimators : number of trees (the paper's experiments: 100).
+    budget : "increasing" (tau_n = budget_scale * n^(1/(d+2)), n the number of points learnt) or a fixed budget.
+    budget_scale : the multiplier k of the increasing budget.
+    rate_scale : the cost of a cut is Exp(rate_scale * sum of the projected perimeters); 0.5 in the experiments.
+    vote : "soft" averages the trees' leaf label distributions; "hard" counts a vote for each tree's majority label
+        (the paper's).
+    random_state, n_jobs : as in ``MondrianForestClassifier``.
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        budget: float | str = INCREASING,
+        budget_scale: float = 1.0,
+        rate_scale: float = 0.5,
+        vote: str = "soft",
+        random_state=None,
+        n_jobs=None,
+    ):
+        super().__init__(n_estimators, budget, budget_scale, rate_scale, random_state, n_jobs)
+        self.vote = vote
+
+    def _check_forecaster_params(self):
+        if self.vote not in VOTES:
+            raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
+        return super()._check_forecaster_params()
+
+    def _vote(self) -> int:
+        return _bsp.HARD if self.vote == "hard" else _bsp.SOFT
+
+
+class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
+    """Online BSP forest regressor (Fan, Li and Sisson, 2020): the mean of the trees' leaf means.
+
+    Parameters are those of ``OnlineBSPForestClassifier`` without ``vote``.
+    """
