@@ -1,0 +1,139 @@
+"""The planar geometry of BSP cuts (``mondrian._hull``).
+
+- Hulls equal scipy's (random sets) and are convex, counter-clockwise and hold every point (hypothesis, small grids
+  with duplicates and collinear points); adding a point equals the hull of the union; perimeters and projection
+  ranges equal direct computations; Cauchy's formula: the widths integrate to the perimeter.
+- The cut sampler draws theta with density proportional to the width (chi-square test; a uniform-theta sampler is
+  rejected by the same statistic on the same hull) and u uniformly across the hull (KS); both sides hold a vertex.
+- The separating sampler never crosses the old hull, puts z alone on its side, and its theta histogram follows the
+  uncovered length, whose integral is the increase of the perimeter.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from scipy.spatial import ConvexHull
+
+from mondrian._hull import (
+    contains,
+    distance_to_hull,
+    hull_of,
+    hull_with,
+    perimeter,
+    projection_range,
+    sample_cut,
+    sample_separating_cut,
+)
+
+THETAS = np.linspace(0.0, np.pi, 20001)[1:]
+
+
+def hull_rows(X, rows=None):
+    rows = np.arange(len(X)) if rows is None else np.asarray(rows, np.int64)
+    out = np.empty(len(rows), np.int64)
+    return out[: hull_of(X, rows, len(rows), 0, 1, out)]
+
+
+def widths(X, hull):
+    P = X[hull][:, :2]
+    along = np.cos(THETAS)[:, None] * P[:, 0] + np.sin(THETAS)[:, None] * P[:, 1]
+    return along.max(axis=1) - along.min(axis=1)
+
+
+def test_hull_and_perimeter_equal_scipys():
+    rng = np.random.default_rng(0)
+    for n in (3, 10, 200):
+        X = rng.random((n, 2))
+        h = hull_rows(X)
+        reference = ConvexHull(X)
+        assert set(h) == set(reference.vertices)
+        np.testing.assert_allclose(perimeter(X, h, len(h), 0, 1), reference.area, rtol=1e-12)  # 2-D "area" = perimeter
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=25), st.integers(0, 24))
+def test_hulls_are_convex_ccw_and_hold_every_point(points, extra):
+    X = np.array(points, float)
+    h = hull_rows(X)
+    assert len(set(map(tuple, X[h]))) == len(h)  # no vertex twice
+    assert all(contains(X, h, len(h), 0, 1, x[0], x[1]) for x in X)
+    if len(h) >= 3:
+        P = X[h]
+        edges = np.roll(P, -1, axis=0) - P
+        turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        assert np.all(turns > 0)  # strictly convex, counter-clockwise
+    # adding a point: the hull of the union
+    k = extra % len(X)
+    first = hull_rows(X, [r for r in range(len(X)) if r != k] or [k])
+    out = np.empty(len(first) + 1, np.int64)
+    g = hull_with(X, first, len(first), k, 0, 1, out)
+    assert {tuple(X[r]) for r in out[:g]} == {tuple(X[r]) for r in h}
+
+
+def test_degenerate_hulls_and_cauchys_formula():
+    X = np.array([[0.25, 0.25], [0.25, 0.25], [0.75, 0.75], [0.5, 0.5], [0.125, 0.875], [0.875, 0.125]])
+    assert len(hull_rows(X[:2])) == 1 and perimeter(X, hull_rows(X[:2]), 1, 0, 1) == 0.0
+    segment = hull_rows(X[:4])
+    assert len(segment) == 2
+    np.testing.assert_allclose(perimeter(X, segment, 2, 0, 1), 2 * 0.5 * np.sqrt(2), rtol=1e-12)  # twice the length
+    assert contains(X, segment, 2, 0, 1, 0.5, 0.5) and not contains(X, segment, 2, 0, 1, 0.5, 0.5625)
+    assert not contains(X, segment, 2, 0, 1, 0.875, 0.875)  # on the line, beyond the segment
+    for h in (segment, hull_rows(X)):
+        c, s = np.cos(1.0), np.sin(1.0)
+        along = X[h] @ np.array([c, s])
+        assert projection_range(X, h, len(h), 0, 1, c, s) == (along.min(), along.max())
+        integral = widths(X, h).mean() * np.pi
+        np.testing.assert_allclose(integral, perimeter(X, h, len(h), 0, 1), rtol=1e-4)
+
+
+def theta_histogram(draws, density, bins=20):
+    """Chi-square p-value of the thetas against a density tabulated on THETAS."""
+    edges = np.linspace(0.0, np.pi, bins + 1)
+    observed = np.histogram(draws, edges)[0]
+    cumulative = np.concatenate([[0.0], np.cumsum(density)])
+    at_edges = np.interp(edges, np.concatenate([[0.0], THETAS]), cumulative)
+    expected = np.diff(at_edges) / cumulative[-1] * len(draws)
+    possible = expected > 1e-9 * len(draws)
+    if observed[~possible].any():  # a draw where the density vanishes
+        return 0.0
+    return stats.chisquare(observed[possible], expected[possible] * len(draws) / expected[possible].sum()).pvalue
+
+
+def test_cut_angles_follow_the_width_and_positions_are_uniform():
+    X = np.array([[0.0, 0.0], [1.0, 0.1], [1.0, 0.25], [0.0, 0.2], [0.5, 0.05]])  # elongated: widths vary 5-fold
+    h = hull_rows(X)
+    rng = np.random.default_rng(0)
+    draws = np.array([sample_cut(X, h, len(h), 0, 1, rng) for _ in range(20000)])
+    theta, u = draws[:, 0], draws[:, 1]
+    density = widths(X, h)
+    assert theta_histogram(theta, density) > 1e-3
+    assert theta_histogram(rng.uniform(0, np.pi, 20000), density) < 1e-6  # the statistic sees a wrong sampler
+    lo_hi = np.array([projection_range(X, h, len(h), 0, 1, np.cos(t), np.sin(t)) for t in theta])
+    relative = (u - lo_hi[:, 0]) / (lo_hi[:, 1] - lo_hi[:, 0])
+    assert stats.kstest(relative, "uniform").pvalue > 1e-3
+    along = np.cos(theta)[:, None] * X[h, 0] + np.sin(theta)[:, None] * X[h, 1]
+    assert np.all((along <= u[:, None]).any(axis=1) & (along > u[:, None]).any(axis=1))
+
+
+def test_separating_cuts_never_cross_the_old_hull_and_follow_the_uncovered_length():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.6, 0.4]])
+    h, z = hull_rows(X[:4]), X[4]
+    rng = np.random.default_rng(1)
+    assert np.isclose(distance_to_hull(X, h, len(h), 0, 1, *z), 0.6)
+    draws = np.array([sample_separating_cut(X, h, len(h), 0, 1, z[0], z[1], rng) for _ in range(20000)])
+    theta, u = draws[:, 0], draws[:, 1]
+    direction = np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    old = direction @ X[h].T  # projections of the old vertices
+    z_along = direction @ z
+    z_left = z_along <= u
+    assert np.all(np.where(z_left, (old > u[:, None]).all(axis=1), (old <= u[:, None]).all(axis=1)))
+    assert np.all(np.where(z_left, True, z_along > u))
+    P = np.cos(THETAS)[:, None] * X[h, 0] + np.sin(THETAS)[:, None] * X[h, 1]
+    z_on = np.cos(THETAS) * z[0] + np.sin(THETAS) * z[1]
+    uncovered = np.maximum(z_on - P.max(axis=1), 0.0) + np.maximum(P.min(axis=1) - z_on, 0.0)
+    grown = hull_rows(X)
+    increase = perimeter(X, grown, len(grown), 0, 1) - perimeter(X, h, len(h), 0, 1)
+    np.testing.assert_allclose(uncovered.mean() * np.pi, increase, rtol=1e-4)
+    assert theta_histogram(theta, uncovered) > 1e-3
+    assert theta_histogram(rng.uniform(0, np.pi, 20000), uncovered) < 1e-6
