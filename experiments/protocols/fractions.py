@@ -1,9 +1,10 @@
-"""Mini-batch fractions (LRT14 Fig. 3, MGS17 Fig. 1).
+"""Mini-batch fractions (LRT14 Fig. 3, MGS17 Fig. 1) and learning curves (BSP Fig. 4 and 5).
 
-The shuffled training data is cut into ``n_batches`` mini-batches. Online models learn
-each new mini-batch with partial_fit; batch models are re-fitted on all data seen so far.
-After each mini-batch: test metrics and the cumulative training time. One-off costs (numba loading its compiled
-kernels, imports on first use) are paid before the clock starts, on a throw-away model fitted to a few rows.
+The shuffled training data is cut into ``n_batches`` mini-batches, or at the training sizes ``sizes``. Online
+models learn each new mini-batch with partial_fit; batch models are re-fitted on all data seen so far.
+After each mini-batch: test metrics, the cumulative training time and the mean number of leaves per tree (for
+forests that tell it). One-off costs (numba loading its compiled kernels, imports on first use) are paid before
+the clock starts, on a throw-away model fitted to a few rows.
 """
 
 from __future__ import annotations
@@ -40,6 +41,20 @@ def scores_on_test(estimator, dataset: Dataset) -> dict[str, float]:
     return regression_scores(estimator.predict(dataset.X_test), dataset.y_test)
 
 
+def mean_leaves(estimator) -> float:
+    """Mean number of leaves per tree: the project's forests (``n_leaves()`` of the forest or of its trees) and
+    scikit-learn's (``get_n_leaves()`` of its trees); nan for other models."""
+    if callable(getattr(estimator, "n_leaves", None)):
+        return float(np.mean(estimator.n_leaves()))
+    trees = list(getattr(estimator, "trees_", [])) + list(getattr(estimator, "estimators_", []))
+    counts = [
+        tree.n_leaves() if hasattr(tree, "n_leaves") else tree.get_n_leaves()
+        for tree in trees
+        if hasattr(tree, "n_leaves") or hasattr(tree, "get_n_leaves")
+    ]
+    return float(np.mean(counts)) if counts else float("nan")
+
+
 def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, online: bool, fit_kwargs) -> None:
     """Fit (online: in two updates) a throw-away model on a few rows and predict a few test rows with it."""
     n = min(len(X), 20)
@@ -60,8 +75,10 @@ def run(
     n_batches: int = 10,
     shuffle: bool = True,
     refit: str = "auto",
+    sizes: list[int] | None = None,
 ) -> TrialResult:
-    """Learn the training data in ``n_batches`` growing fractions (``refit='always'``: re-fit online models too)."""
+    """Learn the training data in ``n_batches`` growing fractions, or up to each of ``sizes`` (increasing training
+    sizes, instead of n_batches); ``refit='always'``: re-fit online models too."""
     if refit not in REFIT_CHOICES:
         raise ValueError(f"refit must be one of {REFIT_CHOICES}, got {refit!r}")
     if len(dataset.X_test) == 0:
@@ -70,7 +87,13 @@ def run(
     if shuffle:
         order = np.random.default_rng(seed).permutation(len(X))
         X, y = X[order], y[order]
-    bounds = np.linspace(0, len(X), n_batches + 1).astype(int)
+    if sizes is None:
+        bounds = np.linspace(0, len(X), n_batches + 1).astype(int)
+    else:
+        sizes = [int(n) for n in sizes]
+        if not sizes or sizes != sorted(set(sizes)) or sizes[0] < 1 or sizes[-1] > len(X):
+            raise ValueError(f"sizes must increase within 1..{len(X)} (the training set), got {sizes}")
+        bounds = np.array([0, *sizes])
     estimator = model()
     online = refit == "auto" and hasattr(estimator, "partial_fit")
     fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
@@ -88,6 +111,7 @@ def run(
                 "step": int(b),
                 "fraction": b / len(X),
                 "train_time": train_time,
+                "leaves": mean_leaves(estimator),
                 **scores_on_test(estimator, dataset),
             }
         )

@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import SGDClassifier
 
 from experiments.data import synthetic
 from experiments.data.bundled import bundled
 from experiments.protocols import fractions, online, process
-from mondrian import MondrianForestClassifier, MondrianForestRegressor
+from mondrian import MondrianForestClassifier, MondrianForestRegressor, OnlineBSPForestRegressor
 
 
 class WithoutCompiledLoop(ClassifierMixin, BaseEstimator):
@@ -161,6 +161,26 @@ def test_fractions_errors_are_clear():
         fractions.run(RandomForestClassifier, no_test, seed=0)
     with pytest.raises(ValueError, match="refit"):
         fractions.run(RandomForestClassifier, bundled("iris"), seed=0, refit="never")
+    with pytest.raises(ValueError, match="sizes must increase"):
+        fractions.run(RandomForestClassifier, bundled("iris"), seed=0, sizes=[50, 20])
+
+
+def test_fractions_at_given_sizes_record_the_leaves_per_tree():
+    """Learning curves at chosen training sizes; the mean number of leaves per tree of the project's forests (of
+    the forest or of its trees) and of scikit-learn's, nan for a model without trees."""
+    data = synthetic.bsp_sin(n_samples=700, test_size=200, seed=0)
+    for model in (
+        lambda: OnlineBSPForestRegressor(n_estimators=3, random_state=0),
+        lambda: MondrianForestRegressor(n_estimators=3, lifetime=5.0, random_state=0),
+        lambda: RandomForestRegressor(n_estimators=3, random_state=0),
+    ):
+        result = fractions.run(model, data, seed=0, sizes=[100, 300, 500])
+        assert list(result.curves["step"]) == [100, 300, 500]
+        estimator = model().fit(data.X_train, data.y_train)
+        leaves = result.curves["leaves"]
+        assert leaves.is_monotonic_increasing and 1 <= leaves.iloc[-1] <= 500
+        assert fractions.mean_leaves(estimator) > 1
+    assert np.isnan(fractions.mean_leaves(SGDClassifier()))
 
 
 def test_process_protocols_report_exact_values_and_tables():
