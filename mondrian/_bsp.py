@@ -15,7 +15,7 @@ import numpy as np
 
 from mondrian._bsp_nodes import goes_left, hull, leaf_of, new_node, set_hull, with_room
 from mondrian._hull import contains, hull_of, hull_with, perimeter, sample_cut, sample_separating_cut
-from mondrian._nodes import NO_NODE
+from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
 
@@ -166,12 +166,7 @@ def _new_parent(tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_siz
     parent = tree.parent[node]
     above = new_node(tree, parent)
     leaf = new_node(tree, above)
-    if parent == NO_NODE:
-        tree.root[0] = above
-    elif tree.left[parent] == node:
-        tree.left[parent] = above
-    else:
-        tree.right[parent] = above
+    replace_child(tree.left, tree.right, tree.root, parent, node, above)
     tree.parent[node] = above
     p = choose_proportional(increase, total, rng)
     z = X[i]

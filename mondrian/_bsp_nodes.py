@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE
+from mondrian._nodes import NO_NODE, grown_array
 from mondrian._points import NO_POINT
 
 
@@ -64,14 +64,6 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
 
 
 @numba.njit(cache=True, nogil=True)
-def _grown(a, capacity, fill):
-    out = np.empty((capacity,) + a.shape[1:], a.dtype)  # noqa: RUF005 (numba has no starred tuples)
-    out[: a.shape[0]] = a
-    out[a.shape[0] :] = fill
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
 def with_room(tree, n_new):
     """``tree`` with room for ``n_new`` more nodes (a copy grown by doubling if needed)."""
     need = tree.n_nodes[0] + n_new
@@ -80,18 +72,18 @@ def with_room(tree, n_new):
         return tree
     capacity = max(need, 2 * capacity)
     return BSPArrays(
-        _grown(tree.parent, capacity, NO_NODE),
-        _grown(tree.left, capacity, NO_NODE),
-        _grown(tree.right, capacity, NO_NODE),
-        _grown(tree.pair, capacity, NO_NODE),
-        _grown(tree.direction, capacity, 0.0),
-        _grown(tree.position, capacity, 0.0),
-        _grown(tree.split_time, capacity, np.inf),
-        _grown(tree.sampled_until, capacity, 0.0),
-        _grown(tree.stats, capacity, 0.0),
-        _grown(tree.first_point, capacity, NO_POINT),
-        _grown(tree.hull_start, capacity, 0),
-        _grown(tree.hull_size, capacity, 0),
+        grown_array(tree.parent, capacity, NO_NODE),
+        grown_array(tree.left, capacity, NO_NODE),
+        grown_array(tree.right, capacity, NO_NODE),
+        grown_array(tree.pair, capacity, NO_NODE),
+        grown_array(tree.direction, capacity, 0.0),
+        grown_array(tree.position, capacity, 0.0),
+        grown_array(tree.split_time, capacity, np.inf),
+        grown_array(tree.sampled_until, capacity, 0.0),
+        grown_array(tree.stats, capacity, 0.0),
+        grown_array(tree.first_point, capacity, NO_POINT),
+        grown_array(tree.hull_start, capacity, 0),
+        grown_array(tree.hull_size, capacity, 0),
         tree.pool,
         tree.pool_used,
         tree.n_nodes,

@@ -3,7 +3,7 @@
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE, add_node, parent_time
+from mondrian._nodes import NO_NODE, add_node, parent_time, replace_child
 from mondrian._process import choose_proportional, set_split, store_uniform_below
 from mondrian._route import path_of
 
@@ -86,12 +86,7 @@ def _insert_parent_above(tree, stats, j, x, time, dim, rng):
     _enclose(tree.box_lower, tree.box_upper, p, x)
     leaf = add_node(tree, p, x, x)
     stats[p] = stats[j]
-    if grandparent == NO_NODE:
-        tree.root[0] = p
-    elif tree.left[grandparent] == j:
-        tree.left[grandparent] = p
-    else:
-        tree.right[grandparent] = p
+    replace_child(tree.left, tree.right, tree.root, grandparent, j, p)
     tree.parent[j] = p
     if x[dim] <= threshold:
         set_split(tree, p, time, dim, threshold, leaf, j)

@@ -47,7 +47,8 @@ def empty_tree(n_features: int, capacity: int = 16, dtype=np.float64) -> TreeArr
 
 
 @numba.njit(cache=True, nogil=True)
-def _grown(a, capacity, fill):
+def grown_array(a, capacity, fill):
+    """A copy of a per-node array with ``capacity`` rows, the new ones set to ``fill``."""
     out = np.empty((capacity,) + a.shape[1:], a.dtype)  # noqa: RUF005 (numba has no starred tuples)
     out[: a.shape[0]] = a
     out[a.shape[0] :] = fill
@@ -58,17 +59,28 @@ def _grown(a, capacity, fill):
 def grow(tree, capacity):
     """A copy of ``tree`` with room for ``capacity`` nodes (kernel-side growth)."""
     return TreeArrays(
-        _grown(tree.parent, capacity, NO_NODE),
-        _grown(tree.left, capacity, NO_NODE),
-        _grown(tree.right, capacity, NO_NODE),
-        _grown(tree.feature, capacity, NO_NODE),
-        _grown(tree.threshold, capacity, 0.0),
-        _grown(tree.split_time, capacity, np.inf),
-        _grown(tree.box_lower, capacity, 0.0),
-        _grown(tree.box_upper, capacity, 0.0),
+        grown_array(tree.parent, capacity, NO_NODE),
+        grown_array(tree.left, capacity, NO_NODE),
+        grown_array(tree.right, capacity, NO_NODE),
+        grown_array(tree.feature, capacity, NO_NODE),
+        grown_array(tree.threshold, capacity, 0.0),
+        grown_array(tree.split_time, capacity, np.inf),
+        grown_array(tree.box_lower, capacity, 0.0),
+        grown_array(tree.box_upper, capacity, 0.0),
         tree.n_nodes,
         tree.root,
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def replace_child(left, right, root, parent, old, new):
+    """Put node ``new`` where ``old`` was: under ``parent`` (NO_NODE: as the root)."""
+    if parent == NO_NODE:
+        root[0] = new
+    elif left[parent] == old:
+        left[parent] = new
+    else:
+        right[parent] = new
 
 
 @numba.njit(cache=True, nogil=True)
@@ -88,7 +100,7 @@ def reserved_rows(a: np.ndarray, rows: int, fill=0) -> np.ndarray:
     """Side array ``a`` (new rows set to ``fill``) with at least ``rows`` rows, doubling: per node, or per point."""
     if a.shape[0] >= rows:
         return a
-    return _grown(a, max(rows, 2 * a.shape[0]), fill)
+    return grown_array(a, max(rows, 2 * a.shape[0]), fill)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 from mondrian._leaf_mean import _add_leaf_mean
-from mondrian._nodes import NO_NODE, _grown, add_node, capacity, grow
+from mondrian._nodes import NO_NODE, add_node, capacity, grow, grown_array
 from mondrian._process import set_split
 from mondrian._route import leaf_of
 
@@ -93,7 +93,7 @@ def _at_least(a, rows, fill):
     """``a`` itself if it has ``rows`` rows, else a copy with at least twice its rows, new ones set to ``fill``."""
     if a.shape[0] >= rows:
         return a
-    return _grown(a, max(rows, 2 * a.shape[0]), fill)
+    return grown_array(a, max(rows, 2 * a.shape[0]), fill)
 
 
 @numba.njit(cache=True, nogil=True)
