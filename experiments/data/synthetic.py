@@ -10,10 +10,26 @@ from sklearn import datasets as skd
 from experiments.data.dataset import Dataset, split
 
 
-def friedman(n_samples: int, n_features: int = 5, noise: float = 1.0, test_size: float = 0.3, seed: int = 0):
-    """y = 10 sin(pi x1 x2) + 20 (x3 - 0.5)^2 + 10 x4 + 5 x5 + N(0, noise^2), x ~ U[0,1]^d (d >= 5)."""
+def friedman(
+    n_samples: int,
+    n_features: int = 5,
+    noise: float = 1.0,
+    test_size: float = 0.3,
+    seed: int = 0,
+    noiseless_test: bool = False,
+):
+    """y = 10 sin(pi x1 x2) + 20 (x3 - 0.5)^2 + 10 x4 + 5 x5 + N(0, noise^2), x ~ U[0,1]^d (d >= 5).
+
+    ``noiseless_test``: the test targets are the true function's values (BSP Fig. 4 measures the error to it)."""
     X, y = skd.make_friedman1(n_samples, n_features, noise=noise, random_state=seed)
-    return split(f"friedman{n_features}", "regression", X, y, test_size, seed, noise=noise)
+    _, truth = skd.make_friedman1(n_samples, n_features, noise=0.0, random_state=seed)  # the same X, no noise
+    name = f"friedman{n_features}"
+    rows = split(
+        name, "regression", X, np.arange(n_samples), test_size, seed, noise=noise, noiseless_test=noiseless_test
+    )
+    train, test = rows.y_train, rows.y_test
+    targets = truth if noiseless_test else y
+    return Dataset(name, "regression", X[train], y[train], X[test], targets[test], (), rows.metadata)
 
 
 def moons(n_samples: int = 1000, noise: float = 0.3, test_size: float = 0.3, seed: int = 0):

@@ -48,6 +48,16 @@ def test_friedman_has_the_documented_regression_function():
     assert X.min() >= 0 and X.max() <= 1 and data.task == "regression"
 
 
+def test_friedman_noiseless_test_targets_are_the_true_function_on_the_same_split():
+    noisy = synthetic.friedman(4000, n_features=5, noise=1.0, test_size=0.5, seed=2)
+    clean = synthetic.friedman(4000, n_features=5, noise=1.0, test_size=0.5, seed=2, noiseless_test=True)
+    X = clean.X_test
+    truth = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    np.testing.assert_allclose(clean.y_test, truth)
+    assert (clean.X_train == noisy.X_train).all() and (clean.y_train == noisy.y_train).all()
+    assert (clean.X_test == noisy.X_test).all() and abs((noisy.y_test - clean.y_test).std() - 1.0) < 0.05
+
+
 def test_hoelder_function_and_noise():
     data = synthetic.hoelder(20000, n_features=2, beta=0.5, noise=0.1, test_size=0.0, seed=0)
     residual = data.y_train - synthetic.hoelder_function(data.X_train, 0.5)
