@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from experiments.figures import Claim, title_with_legend
+from experiments.figures.bsp_methods import mean_ci, method
 
 SIMILAR_LEAVES = 2.0  # "similar numbers of leaves": within a factor 2 at every budget
 
@@ -24,7 +25,7 @@ def long_table(runs) -> pd.DataFrame:
     frames = []
     for run in runs:
         frame = run.curves[["step", "rmse", "leaves", "train_time"]].rename(columns={"step": "n"})
-        frame["method"] = run.trial["model"]["name"]
+        frame["method"] = method(run)
         frame["k"] = _multiplier(run)
         frame["seed"] = run.trial.get("seed", 0)
         frame["panel"] = "budget" if len(frame) == 1 else "size"
@@ -34,13 +35,7 @@ def long_table(runs) -> pd.DataFrame:
 
 def summary(long: pd.DataFrame, panel: str, by: str) -> pd.DataFrame:
     """Per method and ``by`` (k or n): mean and 1.96 SE of rmse, leaves and train_time over the seeds."""
-    part = long[long["panel"] == panel]
-    grouped = part.groupby(["method", by])
-    out = grouped[["rmse", "leaves", "train_time"]].mean()
-    spread = grouped[["rmse", "leaves", "train_time"]].sem().fillna(0.0) * 1.96
-    out = out.join(spread, rsuffix="_ci")
-    out["seeds"] = grouped["seed"].nunique()
-    return out.reset_index()
+    return mean_ci(long[long["panel"] == panel], ["method", by], ["rmse", "leaves", "train_time"])
 
 
 def plot(runs, spec) -> plt.Figure:
@@ -55,8 +50,8 @@ def plot(runs, spec) -> plt.Figure:
         (size, "n", "train_time", "cumulative training time (s)", "training points N (k = 1)"),
     ]
     for ax, (table, x, y, ylabel, xlabel) in zip(axes, panels, strict=True):
-        for method, part in table.groupby("method", sort=False):
-            ax.errorbar(part[x], part[y], yerr=part[f"{y}_ci"], marker="o", ms=3, capsize=2, label=method)
+        for name, part in table.groupby("method", sort=False):
+            ax.errorbar(part[x], part[y], yerr=part[f"{y}_ci"], marker="o", ms=3, capsize=2, label=name)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if x == "n":

@@ -43,7 +43,9 @@ def scores_on_test(estimator, dataset: Dataset) -> dict[str, float]:
 
 def mean_leaves(estimator) -> float:
     """Mean number of leaves per tree: the project's forests (``n_leaves()`` of the forest or of its trees) and
-    scikit-learn's (``get_n_leaves()`` of its trees); nan for other models."""
+    scikit-learn's (``get_n_leaves()`` of its trees), through a grid search's refitted best estimator; nan for other
+    models."""
+    estimator = getattr(estimator, "best_estimator_", estimator)
     if callable(getattr(estimator, "n_leaves", None)):
         return float(np.mean(estimator.n_leaves()))
     trees = list(getattr(estimator, "trees_", [])) + list(getattr(estimator, "estimators_", []))
