@@ -1,9 +1,10 @@
 """`make bench`: run the benchmarks and write results/BENCHMARKS.md.
 
-Three sections: MondrianForestClassifier against ExtraTrees (experiments/bench/mondrian_forest.py), LRT14's timing
-claim (experiments/bench/lrt14.py: MF on 100 mini-batches against batch forests re-fitted after each), and AMF
-against river and onelearn (experiments/bench/amf.py), which needs the benchmark environment .venv-bench that
-`make bench` creates (scripts/bench_env.sh).
+Four sections: MondrianForestClassifier against ExtraTrees (experiments/bench/mondrian_forest.py), LRT14's timing
+claim (experiments/bench/lrt14.py: MF on 100 mini-batches against batch forests re-fitted after each), the online BSP
+forest against the online Mondrian forest (experiments/bench/bsp.py), and AMF against river and onelearn
+(experiments/bench/amf.py), which needs the benchmark environment .venv-bench that `make bench` creates
+(scripts/bench_env.sh).
 Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.bench import lrt14, machine, mondrian_forest
+from experiments.bench import bsp, lrt14, machine, mondrian_forest
 
 OUT = Path("results/BENCHMARKS.md")
 
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-river", action="store_true")
     parser.add_argument("--skip-amf", action="store_true", help="no AMF section (no .venv-bench needed)")
     parser.add_argument("--skip-lrt14", action="store_true", help="no LRT14 timing section (about 3 minutes)")
+    parser.add_argument("--skip-bsp", action="store_true", help="no BSP section (about 2 minutes)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the report (default {OUT})")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
@@ -135,6 +137,11 @@ def main(argv: list[str] | None = None) -> None:
         text += "\n## LRT14's timing claim: MF against batch forests re-fitted after each mini-batch\n\n"
         text += _markdown(timing, {"training s": ".2f", "test accuracy": ".4f", "ratio to MF (target >= 10)": ".1f"})
         text += "\n\n" + " ".join(lrt14.__doc__.split()) + "\n"
+    if not args.skip_bsp:
+        online_bsp = bsp.run()
+        print(online_bsp.to_string(index=False))
+        text += "\n## The online BSP forest against the online Mondrian forest (same budget schedule)\n\n"
+        text += f"{online_bsp.to_markdown(index=False, floatfmt='.3g')}\n\n" + " ".join(bsp.__doc__.split()) + "\n"
     if not args.skip_amf:
         from experiments.bench import amf
 

@@ -1,0 +1,89 @@
+"""The online BSP forest against the online Mondrian forest with the same increasing budget (MGS17), on the same
+points (5000 by default, 10 trees each, best of 2 runs): y = 10 sin(pi x1 x2) + N(0, 0.2^2), x ~ U[0,1]^d, for
+several d.
+
+Throughput: one ``partial_fit`` over the stream (each tree inserts the points one at a time), in microseconds per
+point and tree, and the ratio BSP / MF beside the number of dimension pairs d(d-1)/2 (the paper expects the d^2
+factor: every update visits every pair's hull). Memory: the bytes of one node's row in the node arrays, the hull
+vertices stored per node (BSP: its slots in the vertex pool), and every byte the trees hold (capacity included, the
+point lists of the leaves too) divided by their nodes; the forest's point store (n d floats, shared by the trees) is
+counted apart.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from experiments.bench import best_time
+from mondrian import MondrianForestRegressor, OnlineBSPForestRegressor
+
+
+def _arrays(obj) -> list[np.ndarray]:
+    """Every numpy array an object holds, in its attributes and in their named tuples."""
+    out = []
+    for value in vars(obj).values():
+        if isinstance(value, np.ndarray):
+            out.append(value)
+        elif isinstance(value, tuple) and hasattr(value, "_fields"):
+            out.extend(v for v in value if isinstance(v, np.ndarray))
+    return out
+
+
+def _row_bytes(nodes, skip: tuple[str, ...]) -> int:
+    """Bytes of one node's row across the node arrays (per-tree scalars and pools skipped)."""
+    return sum(
+        a.itemsize * int(np.prod(a.shape[1:])) for f, a in zip(nodes._fields, nodes, strict=True) if f not in skip
+    )
+
+
+def memory(model) -> dict[str, float]:
+    trees = model.trees_
+    n_nodes = sum(t.n_nodes for t in trees)
+    held = sum(sum(a.nbytes for a in _arrays(t)) for t in trees)
+    if isinstance(model, OnlineBSPForestRegressor):
+        row = _row_bytes(trees[0].nodes, ("pool", "pool_used", "n_nodes", "root"))
+        hull = sum(int(t.nodes.pool_used[0]) * t.nodes.pool.itemsize for t in trees) / n_nodes
+    else:
+        row = _row_bytes(trees[0].nodes, ("n_nodes", "root")) + trees[0].stats.itemsize * trees[0].stats.shape[1]
+        hull = 0.0
+    return {
+        "nodes per tree": n_nodes / len(trees),
+        "node row bytes": row,
+        "hull bytes per node": hull,
+        "held bytes per node": held / n_nodes,
+        "point store bytes": model.points_.X.nbytes + model.points_.y.nbytes,
+    }
+
+
+def run(dims=(2, 3, 5, 10), n_samples: int = 5000, n_trees: int = 10, repeats: int = 2) -> pd.DataFrame:
+    rows = []
+    for d in dims:
+        rng = np.random.default_rng(d)
+        X = rng.uniform(size=(n_samples, d))
+        y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 0.2 * rng.standard_normal(n_samples)
+        models = {
+            "BSP": lambda: OnlineBSPForestRegressor(n_trees, random_state=0, n_jobs=1),
+            "MF increasing": lambda: MondrianForestRegressor(n_trees, lifetime="increasing", random_state=0, n_jobs=1),
+        }
+        seconds = {}
+        for name, make in models.items():
+            make().partial_fit(X[:50], y[:50])  # loads the kernels
+            fitted = []
+
+            def learn(make=make, fitted=fitted, X=X, y=y):
+                fitted.append(make().partial_fit(X, y))
+
+            seconds[name] = best_time(learn, repeats)
+            rows.append(
+                {
+                    "d": d,
+                    "pairs": d * (d - 1) // 2,
+                    "forest": name,
+                    "seconds": seconds[name],
+                    "us per point per tree": 1e6 * seconds[name] / (n_samples * n_trees),
+                    **memory(fitted[-1]),
+                }
+            )
+        rows[-2]["ratio to MF"] = seconds["BSP"] / seconds["MF increasing"]
+    return pd.DataFrame(rows)
