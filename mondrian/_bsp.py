@@ -92,25 +92,35 @@ def _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, ti
 
 
 @numba.njit(cache=True, nogil=True)
+def _cut_time(tree, node, start, budget, X, pairs, rate_scale, perimeters, rng):
+    """The node is sampled until ``budget``: (the time of its cut after ``start``, inf for a block that cannot be
+    cut; the sum of its perimeters), with the perimeters per pair in ``perimeters``."""
+    tree.sampled_until[node] = budget
+    if tree.stats[node, 0] <= MAX_UNCUT:
+        return np.inf, 0.0
+    total = _perimeters(tree, node, X, pairs, perimeters)
+    if total <= 0.0:
+        return np.inf, total
+    return start + rng.exponential(1.0 / (rate_scale * total)), total
+
+
+@numba.njit(cache=True, nogil=True)
 def hull_cut(tree, leaf, start_time, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
     """Algorithm 5 (HullCut) below the leaf from ``start_time``: cuts before ``budget``; every leaf it leaves has
     been sampled until ``budget``."""
     perimeters = np.empty(pairs.shape[0])
-    stack = [(leaf, start_time)]
+    time, total = _cut_time(tree, leaf, start_time, budget, X, pairs, rate_scale, perimeters, rng)
+    if not time < budget:  # most calls: the leaf is not cut (no stack needed)
+        return tree
+    tree, left, right = _cut_leaf(tree, leaf, next_point, X, Y, onehot, pairs, perimeters, total, time, rng)
+    stack = [(left, time), (right, time)]
     while len(stack) > 0:
         node, start = stack.pop()
-        tree.sampled_until[node] = budget
-        if tree.stats[node, 0] <= MAX_UNCUT:
-            continue
-        total = _perimeters(tree, node, X, pairs, perimeters)
-        if total <= 0.0:
-            continue
-        time = start + rng.exponential(1.0 / (rate_scale * total))
-        if not time < budget:
-            continue
-        tree, left, right = _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng)
-        stack.append((left, time))
-        stack.append((right, time))
+        time, total = _cut_time(tree, node, start, budget, X, pairs, rate_scale, perimeters, rng)
+        if time < budget:
+            tree, left, right = _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng)
+            stack.append((left, time))
+            stack.append((right, time))
     return tree
 
 

@@ -21,18 +21,39 @@ def _cross(X, o, a, b, d1, d2):
     return (X[a, d1] - X[o, d1]) * (X[b, d2] - X[o, d2]) - (X[a, d2] - X[o, d2]) * (X[b, d1] - X[o, d1])
 
 
+SMALL = 32  # sets up to this size are sorted by insertion, larger ones by merge sorts
+
+
+@numba.njit(cache=True, nogil=True)
+def _sorted_rows(X, rows, n_rows, d1, d2, out):
+    """rows[:n_rows] into out, sorted by (x[d1], x[d2]), ties in their order (a stable sort)."""
+    if n_rows > SMALL:
+        candidates = rows[:n_rows]
+        by_second = candidates[np.argsort(X[candidates, d2], kind="mergesort")]
+        out[:n_rows] = by_second[np.argsort(X[by_second, d1], kind="mergesort")]
+        return
+    for j in range(n_rows):
+        r = rows[j]
+        k = j
+        while k > 0 and (
+            X[out[k - 1], d1] > X[r, d1] or (X[out[k - 1], d1] == X[r, d1] and X[out[k - 1], d2] > X[r, d2])
+        ):
+            out[k] = out[k - 1]
+            k -= 1
+        out[k] = r
+
+
 @numba.njit(cache=True, nogil=True)
 def hull_of(X, rows, n_rows, d1, d2, out):
     """The convex hull of X[rows[:n_rows]] in the pair (Andrew's monotone chain): its rows into out, CCW; returns
     their number."""
-    candidates = rows[:n_rows]
-    by_second = candidates[np.argsort(X[candidates, d2], kind="mergesort")]
-    order = by_second[np.argsort(X[by_second, d1], kind="mergesort")]  # by (x[d1], x[d2])
+    work = np.empty(3 * n_rows, np.int64)
+    order, chain = work[:n_rows], work[n_rows:]
+    _sorted_rows(X, rows, n_rows, d1, d2, order)
     first, last = order[0], order[n_rows - 1]
     if X[first, d1] == X[last, d1] and X[first, d2] == X[last, d2]:
         out[0] = first
         return 1
-    chain = np.empty(2 * n_rows, np.int64)
     k = 0
     for j in range(n_rows):  # lower chain
         r = order[j]
@@ -71,14 +92,38 @@ def contains(X, hull, h, d1, d2, z1, z2):
 
 @numba.njit(cache=True, nogil=True)
 def hull_with(X, hull, h, row, d1, d2, out):
-    """The hull of the hull's vertices and X[row] into out (room h + 1); the hull itself when X[row] is in it."""
+    """The hull of the hull's vertices and X[row] into out (room h + 1); the hull itself when X[row] is in it.
+
+    A polygon (h >= 3) is grown in O(h): the edges X[row] sees (on or to the right of them, as ``contains`` tests)
+    form one chain; its inner vertices go, X[row] comes in their place."""
     if contains(X, hull, h, d1, d2, X[row, d1], X[row, d2]):
         out[:h] = hull[:h]
         return h
-    rows = np.empty(h + 1, np.int64)
-    rows[:h] = hull[:h]
-    rows[h] = row
-    return hull_of(X, rows, h + 1, d1, d2, out)
+    first = -1  # an edge that X[row] sees whose predecessor it does not see: the start of the chain
+    for k in range(h if h > 2 else 0):
+        sees = _cross(X, hull[k], hull[(k + 1) % h], row, d1, d2) <= 0.0
+        if sees and _cross(X, hull[k - 1], hull[k], row, d1, d2) > 0.0:  # hull[-1] is the last vertex
+            first = k
+            break
+    if first < 0:  # a point or a segment (or a polygon rounding made look degenerate): from scratch
+        rows = np.empty(h + 1, np.int64)
+        rows[:h] = hull[:h]
+        rows[h] = row
+        return hull_of(X, rows, h + 1, d1, d2, out)
+    last = first
+    while _cross(X, hull[(last + 1) % h], hull[(last + 2) % h], row, d1, d2) <= 0.0:
+        last += 1
+    # kept: hull[last + 1], ..., hull[first] (going round), then the new point
+    g = 0
+    k = (last + 1) % h
+    while True:
+        out[g] = hull[k]
+        g += 1
+        if k == first:
+            break
+        k = (k + 1) % h
+    out[g] = row
+    return g + 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -146,14 +191,31 @@ def distance_to_hull(X, hull, h, d1, d2, z1, z2):
 
 
 @numba.njit(cache=True, nogil=True)
+def _separating_arc(X, hull, h, d1, d2, z1, z2):
+    """(start, length) of the arc of directions u with u . (z - v) > 0 for every vertex v: those along which z
+    projects beyond the hull. The vectors z - v span an angle alpha < pi (z is outside), the arc pi - alpha."""
+    reference = np.arctan2(z2 - X[hull[0], d2], z1 - X[hull[0], d1])
+    low, high = 0.0, 0.0
+    for k in range(1, h):
+        turn = np.arctan2(z2 - X[hull[k], d2], z1 - X[hull[k], d1]) - reference
+        turn = (turn + np.pi) % (2.0 * np.pi) - np.pi  # in [-pi, pi)
+        low, high = min(low, turn), max(high, turn)
+    return reference + high - np.pi / 2, max(np.pi - (high - low), 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
 def sample_separating_cut(X, hull, h, d1, d2, z1, z2, rng):
     """A line hitting the hull of (hull, z) but not the hull, for z outside it (the paper's Algorithm 6): theta with
-    density proportional to the part of z's projection interval the hull's does not cover (rejection against the
-    distance from z to the hull, which bounds it), u uniform on that part. z is on the line's left side iff its
-    projection is below the hull's. Returns (theta, u)."""
+    density proportional to the part of z's projection interval the hull's does not cover, u uniform on that part.
+    That part is positive only for the directions of ``_separating_arc`` (and their opposites): a direction is drawn
+    uniformly on the arc and kept with probability gap / (distance from z to the hull, which bounds it), so that
+    the draw stays fast when z is close to a long edge. z is on the line's left side iff its projection is below
+    the hull's. Returns (theta, u)."""
     bound = distance_to_hull(X, hull, h, d1, d2, z1, z2)
+    start, length = _separating_arc(X, hull, h, d1, d2, z1, z2)
     while True:
-        theta = np.pi * (1.0 - rng.random())
+        direction = start + length * rng.random()
+        theta = np.pi - (np.pi - direction) % np.pi  # the direction or its opposite: the same line angle, in (0, pi]
         c, s = np.cos(theta), np.sin(theta)
         lo, hi = projection_range(X, hull, h, d1, d2, c, s)
         along = z1 * c + z2 * s

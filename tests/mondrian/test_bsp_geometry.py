@@ -10,6 +10,7 @@
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -56,19 +57,24 @@ def test_hull_and_perimeter_equal_scipys():
 def test_hulls_are_convex_ccw_and_hold_every_point(points, extra):
     X = np.array(points, float)
     h = hull_rows(X)
-    assert len(set(map(tuple, X[h]))) == len(h)  # no vertex twice
+    assert_strictly_convex_ccw(X, h)
     assert all(contains(X, h, len(h), 0, 1, x[0], x[1]) for x in X)
-    if len(h) >= 3:
-        P = X[h]
-        edges = np.roll(P, -1, axis=0) - P
-        turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-        assert np.all(turns > 0)  # strictly convex, counter-clockwise
-    # adding a point: the hull of the union
+    # adding a point: the hull of the union, grown from the hull of the others
     k = extra % len(X)
     first = hull_rows(X, [r for r in range(len(X)) if r != k] or [k])
     out = np.empty(len(first) + 1, np.int64)
     g = hull_with(X, first, len(first), k, 0, 1, out)
     assert {tuple(X[r]) for r in out[:g]} == {tuple(X[r]) for r in h}
+    assert_strictly_convex_ccw(X, out[:g])
+
+
+def assert_strictly_convex_ccw(X, hull):
+    assert len(set(map(tuple, X[hull]))) == len(hull)  # no vertex twice
+    if len(hull) >= 3:
+        P = X[hull]
+        edges = np.roll(P, -1, axis=0) - P
+        turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        assert np.all(turns > 0)  # strictly convex, counter-clockwise
 
 
 def test_degenerate_hulls_and_cauchys_formula():
@@ -116,11 +122,15 @@ def test_cut_angles_follow_the_width_and_positions_are_uniform():
     assert np.all((along <= u[:, None]).any(axis=1) & (along > u[:, None]).any(axis=1))
 
 
-def test_separating_cuts_never_cross_the_old_hull_and_follow_the_uncovered_length():
-    X = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.6, 0.4]])
+@pytest.mark.parametrize(
+    "z, distance",
+    [((1.6, 0.4), 0.6), ((0.5, -0.01), 0.01), ((-0.3, 1.4), 0.5)],  # off an edge, close to one, off a corner
+)
+def test_separating_cuts_never_cross_the_old_hull_and_follow_the_uncovered_length(z, distance):
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], z])
     h, z = hull_rows(X[:4]), X[4]
     rng = np.random.default_rng(1)
-    assert np.isclose(distance_to_hull(X, h, len(h), 0, 1, *z), 0.6)
+    assert np.isclose(distance_to_hull(X, h, len(h), 0, 1, *z), distance)
     draws = np.array([sample_separating_cut(X, h, len(h), 0, 1, z[0], z[1], rng) for _ in range(20000)])
     theta, u = draws[:, 0], draws[:, 1]
     direction = np.stack([np.cos(theta), np.sin(theta)], axis=1)
