@@ -67,18 +67,15 @@ def claims(runs, spec) -> list[Claim]:
     out = []
     for dataset, part in by_dimension(table):
         wide = part.pivot(index="n", columns="method", values="rmse")
-        mfs = [m for m in ("MF fixed", "MF increasing") if m in wide]
-        if "BSP" in wide and mfs:
-            gain = wide[mfs].min(axis=1) - wide["BSP"]
-            out.append(
-                Claim(
-                    f"{dataset}: BSP has a lower RMSE than both Mondrian forests at every N (paper: by about 0.1)",
-                    bool((gain > 0).all()),
-                    "; ".join(
-                        f"N={n}: BSP {wide.loc[n, 'BSP']:.3f}, best MF {wide.loc[n, mfs].min():.3f}" for n in wide.index
-                    ),
+        for mf in ("MF fixed", "MF increasing"):
+            if "BSP" in wide and mf in wide:
+                out.append(
+                    Claim(
+                        f"{dataset}: BSP has a lower RMSE than {mf} at every N (paper: by about 0.1)",
+                        bool((wide["BSP"] < wide[mf]).all()),
+                        "; ".join(f"N={n}: BSP {row['BSP']:.3f}, {mf} {row[mf]:.3f}" for n, row in wide.iterrows()),
+                    )
                 )
-            )
         batch = [m for m in ("RF", "ERT") if m in wide]
         online = [m for m in ONLINE if m in wide]
         if batch and online:
