@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.figures import bsp_fig3, bsp_fig4
+from experiments.figures import bsp_fig3, bsp_fig4, bsp_table1
 from experiments.figures.bsp_methods import mean_ci
 from experiments.tracking import RunRecord
 
@@ -87,3 +87,25 @@ def test_fig3_claims_compare_bsp_with_the_mondrian_and_batch_forests(bsp, passes
 
 def test_fig3_ratio_labels():
     assert [bsp_fig3.ratio(f) for f in (0.1, 0.5, 0.9, 0.25)] == ["1:9", "5:5", "9:1", "0.25"]
+
+
+def table_run(config: str, method: str, seed: int, rmse: float, n_train: int) -> RunRecord:
+    curves = pd.DataFrame({"step": [n_train], "rmse": [rmse], "train_time": [1.0], "n_train": [n_train]})
+    trial = {"dataset": {"name": config}, "model": {"name": MODEL_NAMES[method], "estimator": {"n_estimators": 100}},
+             "seed": seed}  # fmt: skip
+    return RunRecord(f"{config}{method}{seed}", "run", trial, {"n_train": n_train}, curves)
+
+
+@pytest.mark.parametrize("bsp, verdicts", [(0.536, (True, True, True)), (0.60, (False, True, False))])
+def test_table1_claims_against_the_papers_apartment_row(bsp, verdicts, tmp_path):
+    levels = {"RF": 0.526, "ERT": 0.531, "MF fixed": 0.545, "MF increasing": 0.541, "BSP": bsp}
+    runs = [table_run("apartments", m, seed, v + 0.002 * seed, 24000) for m, v in levels.items() for seed in range(3)]
+    claims = bsp_table1.claims(runs, {})
+    assert [c.passed for c in claims] == list(verdicts), claims
+    assert claims[0].statement.startswith("Apartment (24000 train)")
+    table = bsp_table1.summary(runs).set_index("method")
+    assert table.loc["BSP", "paper_rmse"] == 0.536 and table.loc["RF", "paper_ci"] == 0.02
+    bsp_table1.write_table(bsp_table1.summary(runs), str(tmp_path / "t"))
+    markdown = (tmp_path / "t.md").read_text()
+    assert "| Apartment (24000 train) | **0.528 ± 0.002** (0.526 ± 0.02) |" in markdown
+    assert pd.read_csv(tmp_path / "t.csv")["seeds"].eq(3).all()
