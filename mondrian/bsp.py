@@ -57,6 +57,32 @@ class BSPTree:
         n = self.n_nodes
         return int(np.count_nonzero(self.nodes.left[:n] == -1))
 
+    def cuts_on_segment(self, a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+        """Where the tree's cuts meet the segment [a, b] of the space (points a + s (b - a), s in [0, 1]), sorted:
+        the segment is walked down the cells, each cut counted where it divides the piece in its cell (the line
+        slice of the paper's Lemma 2). ``pairs``: the forest's ``pairs_``."""
+        nodes = self.nodes
+        found = []
+        stack = [(int(nodes.root[0]), 0.0, 1.0)] if self.n_nodes else []
+        while stack:
+            node, s0, s1 = stack.pop()
+            if nodes.left[node] == -1:
+                continue
+            pair = pairs[nodes.pair[node]]
+            f0, f1 = ((a + s * (b - a))[pair] @ nodes.direction[node] - nodes.position[node] for s in (s0, s1))
+            if f0 <= 0 and f1 <= 0:
+                stack.append((int(nodes.left[node]), s0, s1))
+            elif f0 > 0 and f1 > 0:
+                stack.append((int(nodes.right[node]), s0, s1))
+            else:
+                s = s0 + (s1 - s0) * f0 / (f0 - f1)
+                found.append(s)
+                first, second = (
+                    (nodes.left[node], nodes.right[node]) if f0 <= 0 else (nodes.right[node], nodes.left[node])
+                )
+                stack += [(int(first), s0, s), (int(second), s, s1)]
+        return np.sort(np.array(found))
+
     def keep_points(self, n_points: int) -> None:
         """Room for ``n_points`` list links (doubling)."""
         if n_points > self.next_point.shape[0]:

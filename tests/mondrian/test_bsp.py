@@ -108,29 +108,6 @@ def test_every_cut_partitions_its_points_and_hulls_are_those_of_the_points(d, n,
     assert np.all(pred >= -1.0 - 1e-12) and np.all(pred <= 2.0 + 1e-12)
 
 
-def crossings(tree, pairs, a_point, b_point):
-    """Number of cuts met by the segment [a, b] (inside the root's hull), walking it down the cells."""
-    nodes = tree.nodes
-    count = 0
-    stack = [(int(nodes.root[0]), 0.0, 1.0)]
-    while stack:
-        v, s0, s1 = stack.pop()
-        if nodes.left[v] == -1:
-            continue
-        pair = pairs[nodes.pair[v]]
-        f0, f1 = ((a_point + s * (b_point - a_point))[pair] @ nodes.direction[v] - nodes.position[v] for s in (s0, s1))
-        if f0 <= 0 and f1 <= 0:
-            stack.append((int(nodes.left[v]), s0, s1))
-        elif f0 > 0 and f1 > 0:
-            stack.append((int(nodes.right[v]), s0, s1))
-        else:
-            count += 1
-            s = s0 + (s1 - s0) * f0 / (f0 - f1)
-            low, high = (nodes.left[v], nodes.right[v]) if f0 <= 0 else (nodes.right[v], nodes.left[v])
-            stack += [(int(low), s0, s), (int(high), s, s1)]
-    return count
-
-
 @pytest.mark.parametrize("rate_scale", [1.0, 0.5])
 def test_cuts_meet_a_line_as_a_poisson_process(rate_scale):
     """Lemma 2: the cuts of a BSP tree with budget tau meet a line in a Poisson process of intensity
@@ -142,7 +119,7 @@ def test_cuts_meet_a_line_as_a_poisson_process(rate_scale):
     model = OnlineBSPForestRegressor(n_estimators=300, budget=tau, rate_scale=rate_scale, random_state=0, n_jobs=2)
     model.fit(X, np.zeros(len(X)))
     a_point, b_point = np.array([0.25, 0.3]), np.array([0.25 + 0.6 * 0.8, 0.3 + 0.6 * 0.6])
-    counts = np.array([crossings(t, model.pairs_, a_point, b_point) for t in model.trees_])
+    counts = np.array([len(t.cuts_on_segment(a_point, b_point, model.pairs_)) for t in model.trees_])
     mean = 2 * rate_scale * tau * 0.6
     se = np.sqrt(mean / len(counts))
     assert abs(counts.mean() - mean) < 4 * se, (counts.mean(), mean)
