@@ -9,7 +9,7 @@ import pandas as pd
 
 from experiments.figures import Claim, title_with_legend
 from experiments.figures.accuracy_curves import CLOSE, dataset_title, ordered
-from experiments.figures.bsp_methods import COLORS, METHODS, mean_ci, method
+from experiments.figures.bsp_methods import COLORS, METHODS, mean_ci, method, tree_counts
 
 ORDER = ("satimage", "dna", "letter", "usps")  # the paper's panels
 PCA_SUFFIX = "_pca4"
@@ -60,11 +60,10 @@ def plot(runs, spec) -> plt.Figure:
         ax.set_ylabel("test accuracy")
         ax.set_title(f"{dataset} (PCA, 4 components)", fontsize=10)
         ax.grid(alpha=0.3)
-    trees = sorted({int(r.trial["model"]["estimator"].get("n_estimators", 0)) for r in runs} - {0})
     title_with_legend(
         fig,
         axes[0][0],
-        f"BSP Fig. 3: classification accuracy, {'/'.join(map(str, trees))} trees, {int(table['seeds'].max())} "
+        f"BSP Fig. 3: classification accuracy, {tree_counts(runs)} trees, {int(table['seeds'].max())} "
         "replicates (mean +- 1.96 SE)",
     )
     return fig

@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from experiments.figures import Claim, title_with_legend
-from experiments.figures.bsp_methods import COLORS, METHODS, ONLINE, mean_ci, method
+from experiments.figures.bsp_methods import COLORS, METHODS, ONLINE, mean_ci, method, tree_counts
 
 
 def long_table(runs) -> pd.DataFrame:
@@ -52,11 +52,10 @@ def plot(runs, spec) -> plt.Figure:
         ax.set_ylabel("test RMSE to the true function")
         ax.set_title(f"Friedman, d = {dataset.removeprefix('friedman')}", fontsize=10)
         ax.grid(alpha=0.3)
-    trees = sorted({int(r.trial["model"]["estimator"].get("n_estimators", 0)) for r in runs} - {0})
     title_with_legend(
         fig,
         axes[0][0],
-        f"BSP Fig. 4: Friedman's function, {'/'.join(map(str, trees))} trees, {int(table['seeds'].max())} "
+        f"BSP Fig. 4: Friedman's function, {tree_counts(runs)} trees, {int(table['seeds'].max())} "
         "replicates (mean +- 1.96 SE)",
     )
     return fig

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from experiments.figures import Claim, title_with_legend
-from experiments.figures.bsp_methods import mean_ci, method
+from experiments.figures.bsp_methods import mean_ci, method, tree_counts
 
 SIMILAR_LEAVES = 2.0  # "similar numbers of leaves": within a factor 2 at every budget
 
@@ -64,12 +64,11 @@ def plot(runs, spec) -> plt.Figure:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
     seeds = int(long["seed"].nunique())
-    trees = sorted({int(r.trial["model"]["estimator"]["n_estimators"]) for r in runs})
     title_with_legend(
         fig,
         axes[0],
         "BSP Fig. 5: online BSP forest vs online Mondrian forest, same budget tau_n = k n^(1/4); "
-        f"y = 10 sin(pi x1 x2) + 0.2 N(0,1); {trees} trees, {seeds} replicates (mean +- 1.96 SE)",
+        f"y = 10 sin(pi x1 x2) + 0.2 N(0,1); {tree_counts(runs)} trees, {seeds} replicates (mean +- 1.96 SE)",
     )
     return fig
 

@@ -18,6 +18,13 @@ def method(run) -> str:
     return _PAPER_NAMES.get(name, name)
 
 
+def tree_counts(runs) -> str:
+    """The forests' numbers of trees, as a title gives them ("100", or "10/100"); a grid search's inner forest is
+    not counted."""
+    counts = sorted({int(r.trial["model"]["estimator"].get("n_estimators", 0)) for r in runs} - {0})
+    return "/".join(map(str, counts))
+
+
 def mean_ci(long: pd.DataFrame, keys: list[str], columns: list[str]) -> pd.DataFrame:
     """Per ``keys``: the mean of ``columns`` over the seeds, their 1.96 SE (column ``<name>_ci``, 0 for one seed)
     and the number of seeds."""
