@@ -3,12 +3,10 @@ checksums of its files, then prepared (split, scaling, ...) into a Dataset. Fail
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import importlib
 import json
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import numpy as np
 from experiments.data.catalog import Entry, Source, entry
 from experiments.data.dataset import Dataset
 from experiments.data.sources import SourceError, expected_hash, obtain_files, openml_frame
+from experiments.locks import locked
 
 # Bump when a parser's output changes, so that parsed caches written by older code are not used.
 PARSED_FORMAT = 1
@@ -99,23 +98,11 @@ def _from_cache(dataset: Entry, source: Source) -> Parsed | None:
     return None if arrays is None else Parsed(arrays, source, hashes, path)
 
 
-@contextmanager
-def _locked(directory: Path):
-    """One process at a time fetches and parses a dataset (parallel trials or jobs sharing the cache)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _parse_source(dataset: Entry, source: Source, download: bool) -> Parsed:
     found = _from_cache(dataset, source)
     if found is not None:
         return found
-    with _locked(dataset.manual_dir):
+    with locked(dataset.manual_dir / ".lock"):  # one process at a time fetches and parses a dataset
         found = _from_cache(dataset, source)  # another process may have parsed it while this one waited
         if found is not None:
             return found
