@@ -4,8 +4,8 @@ A trial's run is named ``dataset/model/seed``; its params are the flattened reso
 trial config; its metrics are the protocol's curves (``step`` = samples seen) and final
 numbers; its tags say which figure, trial hash, git commit and dataset hash; its
 artifacts are the resolved config (trial.json), curves.csv and any extra tables.
-Runs are written only by the process that drives a sweep, so a SQLite store never
-sees concurrent writers from one sweep.
+Runs are written only by the process that drives a sweep; several sweeps or jobs may
+share a store (experiments.store).
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from mlflow import MlflowClient
 from mlflow.entities import Metric, Param, RunStatus
+from mlflow.exceptions import MlflowException
+from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 
+from experiments.store import open_client
 from experiments.trial import TrialOutcome
 
 _METRICS_PER_BATCH = 1000  # MLflow's limits per log_batch call
@@ -78,7 +80,7 @@ class Tracker:
 
     def __init__(self, uri: str, artifact_root: str | None = None):
         self.uri = uri
-        self.client = MlflowClient(tracking_uri=uri)
+        self.client = open_client(uri)
         local = uri.startswith(("sqlite:", "file:")) or "://" not in uri
         self.artifact_root = Path(artifact_root).resolve() if artifact_root and local else None
         self.commit = git_commit()
@@ -95,9 +97,17 @@ class Tracker:
             if experiment is not None:
                 self._experiment_ids[name] = experiment.experiment_id
             else:
-                location = (self.artifact_root / name).as_uri() if self.artifact_root else None
-                self._experiment_ids[name] = self.client.create_experiment(name, artifact_location=location)
+                self._experiment_ids[name] = self._create_experiment(name)
         return self._experiment_ids[name]
+
+    def _create_experiment(self, name: str) -> str:
+        location = (self.artifact_root / name).as_uri() if self.artifact_root else None
+        try:
+            return self.client.create_experiment(name, artifact_location=location)
+        except MlflowException as error:
+            if error.error_code != ErrorCode.Name(RESOURCE_ALREADY_EXISTS):
+                raise
+            return self.client.get_experiment_by_name(name).experiment_id  # another process created it meanwhile
 
     def _runs(self, experiment: str, filter_string: str) -> list:
         experiment_id = self.experiment_id(experiment)

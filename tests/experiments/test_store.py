@@ -1,0 +1,114 @@
+"""One SQLite store, several writers: a new store created once, locked calls retried, nothing corrupted."""
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from mlflow import MlflowClient
+from mlflow.exceptions import MlflowException
+from mlflow.protos.databricks_pb2 import TEMPORARILY_UNAVAILABLE
+
+from experiments import store
+from experiments.store import RetryingClient, retry_when_locked, sqlite_file
+
+RUNS_PER_WRITER, STEPS = 8, 200
+
+# Waits until every writer is ready (flag files), then logs its runs with a 200-step curve each.
+WRITER = f"""
+import pathlib, sys, time
+import pandas as pd
+from experiments.protocols.result import TrialResult
+from experiments.tracking import Tracker
+from experiments.trial import TrialOutcome
+
+uri, who, flags, artifacts = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]), sys.argv[4]
+(flags / who).touch()
+while len(list(flags.iterdir())) < 2:
+    time.sleep(0.01)
+tracker = Tracker(uri, artifacts)
+for i in range({RUNS_PER_WRITER}):
+    curves = pd.DataFrame({{"step": range(1, {STEPS} + 1), "loss": [1.0 / s for s in range(1, {STEPS} + 1)]}})
+    trial = {{"protocol": {{"name": who, "run": {{"i": i}}}}, "seed": i}}
+    tracker.log_outcome("shared", TrialOutcome(trial, TrialResult(curves=curves)), {{"writer": who}})
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_writing_into_one_new_store_both_succeed(tmp_path):
+    uri, flags = f"sqlite:///{tmp_path}/mlflow.db", tmp_path / "ready"
+    flags.mkdir()
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, uri, who, str(flags), str(tmp_path / "artifacts")],
+            cwd=tmp_path,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for who in ("a", "b")
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=600)
+        assert writer.returncode == 0, err[-3000:]
+
+    with sqlite3.connect(tmp_path / "mlflow.db") as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    client = MlflowClient(uri)
+    (experiment,) = [e for e in client.search_experiments() if e.name == "shared"]
+    runs = client.search_runs([experiment.experiment_id], max_results=100)
+    assert sorted(r.data.tags["writer"] for r in runs) == ["a"] * RUNS_PER_WRITER + ["b"] * RUNS_PER_WRITER
+    assert all(r.info.status == "FINISHED" for r in runs)
+    for run in runs:
+        assert [m.step for m in client.get_metric_history(run.info.run_id, "loss")] == list(range(1, STEPS + 1))
+
+
+def locked_error() -> MlflowException:
+    return MlflowException("(sqlite3.OperationalError) database is locked", TEMPORARILY_UNAVAILABLE)
+
+
+class FlakyStore:
+    """Raises ``errors`` one per call, then answers."""
+
+    def __init__(self, *errors: Exception):
+        self.errors = list(errors)
+        self.calls = 0
+
+    def create_run(self, experiment_id: str) -> str:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return f"run in {experiment_id}"
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    slept = []
+    monkeypatch.setattr(store.time, "sleep", slept.append)
+    return slept
+
+
+def test_a_locked_store_is_tried_again_with_growing_waits(waits):
+    flaky = FlakyStore(locked_error(), locked_error(), locked_error())
+    assert RetryingClient(flaky).create_run("7") == "run in 7"
+    assert flaky.calls == 4 and len(waits) == 3
+    assert waits[0] < waits[2]  # doubled each time, times a factor in [1, 2): the third is at least twice the first
+
+
+def test_other_errors_are_not_retried(waits):
+    flaky = FlakyStore(MlflowException("no such experiment"))
+    with pytest.raises(MlflowException, match="no such experiment"):
+        retry_when_locked(flaky.create_run, "7")
+    assert flaky.calls == 1 and waits == []
+
+
+def test_a_store_that_stays_locked_fails_with_advice(waits):
+    flaky = FlakyStore(*[locked_error() for _ in range(100)])
+    with pytest.raises(MlflowException, match="database is locked") as failure:
+        retry_when_locked(flaky.create_run, "7")
+    assert flaky.calls == len(waits) + 1 and "tracking server" in " ".join(failure.value.__notes__)
+
+
+def test_sqlite_file_of_a_uri():
+    assert str(sqlite_file("sqlite:///results/mlflow.db")) == "results/mlflow.db"
+    assert str(sqlite_file("sqlite:////tmp/x/mlflow.db")) == "/tmp/x/mlflow.db"
+    assert sqlite_file("http://127.0.0.1:5000") is None and sqlite_file("file:///tmp/mlruns") is None
