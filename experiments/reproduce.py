@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from experiments.config import compose, grid_overrides
@@ -83,7 +84,7 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
                   f"{', '.join(others)}")  # fmt: skip
             return 1
         print(f"{figure.id}: allow_missing=true, drawn without {', '.join(missing)}")
-    report = run_sweep(trials, tracker, figure.id, n_jobs=cfg.launcher.n_jobs, tags=tags)
+    report = run_sweep(trials, tracker, figure.id, instantiate(cfg.launcher), tags)
     print(report)
     runs = tracker.load_runs(figure.id, [trial_hash(t) for t in trials])
     if not runs:

@@ -1,4 +1,4 @@
-"""Run a list of trials in parallel, logging each to MLflow as it finishes, skipping finished ones.
+"""Run a list of trials through a launcher, logging each to MLflow as it finishes, skipping finished ones.
 
 A trial whose hash already has a finished run in the experiment is not run again, so
 re-running an interrupted or partly failed sweep runs exactly the missing trials.
@@ -6,13 +6,13 @@ re-running an interrupted or partly failed sweep runs exactly the missing trials
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass, field
 
-from joblib import Parallel, delayed
-
+from experiments.launchers import JoblibLauncher, Launcher
 from experiments.progress import progress
 from experiments.tracking import Tracker
-from experiments.trial import run_trial, trial_hash
+from experiments.trial import trial_hash
 
 
 @dataclass
@@ -40,20 +40,26 @@ def unique_trials(trials: list[dict]) -> list[dict]:
 
 
 def run_sweep(
-    trials: list[dict], tracker: Tracker, experiment: str, n_jobs: int = 1, tags: dict | None = None
+    trials: list[dict],
+    tracker: Tracker,
+    experiment: str,
+    launcher: Launcher | None = None,
+    tags: dict | None = None,
 ) -> SweepReport:
-    """Run the trials with no finished run in ``experiment``; a failing trial is logged FAILED, the rest go on."""
+    """Run the trials with no finished run in ``experiment`` (in this process unless a ``launcher`` says where);
+    a failing trial is logged FAILED, the rest go on."""
     trials = unique_trials(trials)
     finished = tracker.finished_runs(experiment)
     todo = [t for t in trials if trial_hash(t) not in finished]
     report = SweepReport(total=len(trials), skipped=len(trials) - len(todo))
     if not todo:
         return report
-    outcomes = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_trial)(t) for t in todo)
-    for outcome in progress(outcomes, total=len(todo), desc=experiment, unit="trial"):
-        tracker.log_outcome(experiment, outcome, tags or {})
-        if outcome.error is None:
-            report.finished += 1
-        else:
-            report.failed.append(f"{outcome.name}: {outcome.error.strip().splitlines()[-1]}")
+    # closed on the way out, so that an interrupt stops the trials still queued (Dask cancels them)
+    with closing((launcher or JoblibLauncher()).outcomes(todo)) as outcomes:
+        for outcome in progress(outcomes, total=len(todo), desc=experiment, unit="trial"):
+            tracker.log_outcome(experiment, outcome, tags or {})
+            if outcome.error is None:
+                report.finished += 1
+            else:
+                report.failed.append(f"{outcome.name}: {outcome.error.strip().splitlines()[-1]}")
     return report

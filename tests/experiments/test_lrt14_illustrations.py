@@ -31,7 +31,7 @@ def harness(tmp_path_factory):
 
     def runs(figure_id: str, *overrides: str) -> list[RunRecord]:
         trials = figure_trials(compose([f"figure={figure_id}", "profile=quick"]), list(overrides))
-        report = run_sweep(trials, tracker, figure_id, n_jobs=1)
+        report = run_sweep(trials, tracker, figure_id)
         assert report.failed == []
         return tracker.load_runs(figure_id, [trial_hash(t) for t in trials])
 

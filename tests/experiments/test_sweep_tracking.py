@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from mlflow.entities import ViewType
 
-from experiments import sweep as sweep_module
+from experiments import launchers
 from experiments.config import compose, grid_overrides
+from experiments.launchers import JoblibLauncher
 from experiments.sweep import run_sweep
 from experiments.trial import run_trial, trial_config, trial_hash
 
@@ -35,7 +36,7 @@ def test_a_trial_run_holds_params_metrics_tags_and_artifacts(tracker):
             ]
         )
     )
-    report = run_sweep([trial], tracker, "exp", n_jobs=1, tags={"figure": "exp"})
+    report = run_sweep([trial], tracker, "exp", tags={"figure": "exp"})
     assert (report.finished, report.failed) == (1, [])
     (run,) = all_runs(tracker, "exp")
     assert run.info.status == "FINISHED" and run.info.run_name == "moons/MF/seed=0"
@@ -52,11 +53,11 @@ def test_a_trial_run_holds_params_metrics_tags_and_artifacts(tracker):
 
 def test_rerun_skips_finished_trials_and_runs_only_missing_ones(tracker):
     trials = leaf_trials()
-    first = run_sweep(trials[:2], tracker, "exp", n_jobs=1)
+    first = run_sweep(trials[:2], tracker, "exp")
     assert (first.total, first.skipped, first.finished) == (2, 0, 2)
-    second = run_sweep(trials, tracker, "exp", n_jobs=2)
+    second = run_sweep(trials, tracker, "exp", JoblibLauncher(2))
     assert (second.total, second.skipped, second.finished) == (4, 2, 2)
-    third = run_sweep(trials, tracker, "exp", n_jobs=1)
+    third = run_sweep(trials, tracker, "exp")
     assert (third.skipped, third.finished) == (4, 0)
     hashes = [r.data.tags["trial_hash"] for r in all_runs(tracker, "exp")]
     assert sorted(hashes) == sorted(trial_hash(t) for t in trials)
@@ -72,12 +73,12 @@ def test_interrupted_sweep_loses_nothing_and_repeats_nothing(tracker, monkeypatc
         calls.append(trial)
         return run_trial(trial)
 
-    monkeypatch.setattr(sweep_module, "run_trial", interrupted_after_two)
+    monkeypatch.setattr(launchers, "run_trial", interrupted_after_two)
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(trials, tracker, "exp", n_jobs=1)
+        run_sweep(trials, tracker, "exp")
     assert len(all_runs(tracker, "exp")) == 2
-    monkeypatch.setattr(sweep_module, "run_trial", run_trial)
-    report = run_sweep(trials, tracker, "exp", n_jobs=1)
+    monkeypatch.setattr(launchers, "run_trial", run_trial)
+    report = run_sweep(trials, tracker, "exp")
     assert (report.skipped, report.finished) == (2, 2)
     runs = all_runs(tracker, "exp")
     assert all(r.info.status == "FINISHED" for r in runs)
@@ -87,14 +88,14 @@ def test_interrupted_sweep_loses_nothing_and_repeats_nothing(tracker, monkeypatc
 def test_failing_trial_is_recorded_and_retried_on_rerun(tracker):
     good = leaf_trials((1.0,))[0]
     bad = trial_config(compose(["~dataset", "~model", "protocol=leaf_count", "protocol.run.lifetime=-1"]))
-    report = run_sweep([bad, good], tracker, "exp", n_jobs=1)
+    report = run_sweep([bad, good], tracker, "exp")
     assert report.finished == 1 and len(report.failed) == 1 and "lifetime" in report.failed[0]
     failed = [r for r in all_runs(tracker, "exp") if r.info.status == "FAILED"]
     assert len(failed) == 1
     path = tracker.client.download_artifacts(failed[0].info.run_id, "traceback.txt")
     with open(path) as f:
         assert "ValueError" in f.read()
-    again = run_sweep([bad, good], tracker, "exp", n_jobs=1)
+    again = run_sweep([bad, good], tracker, "exp")
     assert (again.skipped, again.finished, len(again.failed)) == (1, 0, 1)
 
 
@@ -108,7 +109,7 @@ def test_parallel_and_serial_sweeps_give_identical_curves(tmp_path):
     curves = []
     for n_jobs in (1, 2):
         tracker = Tracker(f"sqlite:///{tmp_path}/store{n_jobs}.db", str(tmp_path / f"art{n_jobs}"))
-        run_sweep(trials, tracker, "exp", n_jobs=n_jobs)
+        run_sweep(trials, tracker, "exp", JoblibLauncher(n_jobs))
         curves.append(
             [r.curves.drop(columns="train_time") for r in tracker.load_runs("exp", [trial_hash(t) for t in trials])]
         )
