@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from itertools import product
 from pathlib import Path
@@ -50,3 +51,13 @@ def grid_overrides(grid) -> list[list[str]]:
 
 def to_plain(cfg) -> dict:
     return OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, (DictConfig, ListConfig)) else cfg
+
+
+def flatten(tree, prefix: str = "") -> dict[str, str]:
+    """Nested config -> {'model.estimator.n_estimators': '10', ...}."""
+    if isinstance(tree, dict):
+        out = {}
+        for key, value in tree.items():
+            out.update(flatten(value, f"{prefix}{key}."))
+        return out
+    return {prefix[:-1]: json.dumps(tree) if isinstance(tree, list) else str(tree)}

@@ -1,7 +1,7 @@
 """Run a list of trials through a launcher, logging each to MLflow as it finishes, skipping finished ones.
 
-A trial whose hash already has a finished run in the experiment is not run again, so
-re-running an interrupted or partly failed sweep runs exactly the missing trials.
+A trial whose hash already has a finished run in the experiment is not run again, so re-running an interrupted or
+partly failed sweep runs exactly the missing and the failed trials (a failed run stays, beside the new one).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from experiments.launchers import JoblibLauncher, Launcher
 from experiments.progress import progress
 from experiments.tracking import Tracker
-from experiments.trial import trial_hash
+from experiments.trial import run_names, trial_hash
 
 
 @dataclass
@@ -26,7 +26,10 @@ class SweepReport:
         text = (
             f"{self.total} trials: {self.skipped} already finished, {self.finished} run now, {len(self.failed)} failed"
         )
-        return text + "".join(f"\n  failed: {name}" for name in self.failed)
+        if not self.failed:
+            return text
+        failed = "".join(f"\n  failed: {name}" for name in self.failed)
+        return f"{text}{failed}\n(tracebacks in the failed runs' traceback.txt; the same command runs them again)"
 
 
 def unique_trials(trials: list[dict]) -> list[dict]:
@@ -49,6 +52,7 @@ def run_sweep(
     """Run the trials with no finished run in ``experiment`` (in this process unless a ``launcher`` says where);
     a failing trial is logged FAILED, the rest go on."""
     trials = unique_trials(trials)
+    names = run_names(trials)
     finished = tracker.finished_runs(experiment)
     todo = [t for t in trials if trial_hash(t) not in finished]
     report = SweepReport(total=len(trials), skipped=len(trials) - len(todo))
@@ -57,9 +61,10 @@ def run_sweep(
     # closed on the way out, so that an interrupt stops the trials still queued (Dask cancels them)
     with closing((launcher or JoblibLauncher()).outcomes(todo)) as outcomes:
         for outcome in progress(outcomes, total=len(todo), desc=experiment, unit="trial"):
-            tracker.log_outcome(experiment, outcome, tags or {})
+            name = names[outcome.hash]
+            tracker.log_outcome(experiment, outcome, tags or {}, name)
             if outcome.error is None:
                 report.finished += 1
             else:
-                report.failed.append(f"{outcome.name}: {outcome.error.strip().splitlines()[-1]}")
+                report.failed.append(f"{name}: {outcome.reason}")
     return report

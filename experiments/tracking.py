@@ -1,11 +1,10 @@
 """MLflow tracking: one run per trial, one run per regenerated figure, and reading them back.
 
-A trial's run is named ``dataset/model/seed``; its params are the flattened resolved
-trial config; its metrics are the protocol's curves (``step`` = samples seen) and final
-numbers; its tags say which figure, trial hash, git commit and dataset hash; its
-artifacts are the resolved config (trial.json), curves.csv and any extra tables.
-Runs are written only by the process that drives a sweep; several sweeps or jobs may
-share a store (experiments.store).
+A trial's run is named ``dataset/model/seed`` (with the settings that tell apart trials sharing that name); its params
+are the flattened resolved trial config; its metrics are the protocol's curves (``step`` = samples seen) and final
+numbers; its tags say which figure, trial hash, git commit and dataset hash; its artifacts are the resolved config
+(trial.json), curves.csv and any extra tables, or traceback.txt for a failed trial. Runs are written only by the
+process that drives a sweep; several sweeps or jobs may share a store (experiments.store).
 """
 
 from __future__ import annotations
@@ -17,6 +16,8 @@ import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from mlflow.entities import Metric, Param, RunStatus
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 
+from experiments.config import flatten
 from experiments.store import open_client
 from experiments.trial import TrialOutcome
 
@@ -53,16 +55,6 @@ def git_commit() -> str:
         return "unknown"
 
 
-def flatten(tree, prefix: str = "") -> dict[str, str]:
-    """Nested config -> {'model.estimator.n_estimators': '10', ...}."""
-    if isinstance(tree, dict):
-        out = {}
-        for key, value in tree.items():
-            out.update(flatten(value, f"{prefix}{key}."))
-        return out
-    return {prefix[:-1]: json.dumps(tree) if isinstance(tree, list) else str(tree)}
-
-
 @dataclass
 class RunRecord:
     """A finished trial run read back from the store."""
@@ -73,6 +65,14 @@ class RunRecord:
     metrics: dict[str, float]
     curves: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+@dataclass
+class OpenRun:
+    """A run being written: its id, and the status it ends with unless its writing is interrupted."""
+
+    run_id: str
+    status: str = "FINISHED"
 
 
 class Tracker:
@@ -134,27 +134,39 @@ class Tracker:
                 latest[key] = run
         return latest
 
-    def log_outcome(self, experiment: str, outcome: TrialOutcome, tags: dict[str, str]) -> str:
-        """One run for one trial: FINISHED with its curves, or FAILED with its traceback."""
+    @contextmanager
+    def _ending(self, run: OpenRun) -> Iterator[OpenRun]:
+        """End the run with ``run.status`` once the block has run, KILLED if it is interrupted, FAILED if it raises:
+        a run is FINISHED only when everything in it was written (a killed process leaves it RUNNING)."""
+        try:
+            yield run
+        except BaseException as error:
+            self.client.set_terminated(run.run_id, "KILLED" if isinstance(error, KeyboardInterrupt) else "FAILED")
+            raise
+        self.client.set_terminated(run.run_id, run.status)
+
+    def log_outcome(self, experiment: str, outcome: TrialOutcome, tags: dict[str, str], name: str | None = None) -> str:
+        """One run for one trial (named ``name``, by default the trial's name): FINISHED with its curves, or FAILED
+        with its traceback (artifact traceback.txt; its last line in tag ``error``)."""
+        error = {} if outcome.error is None else {"error": outcome.reason[:_PARAM_MAX_LENGTH]}
         run = self.client.create_run(
             self.experiment_id(experiment),
-            run_name=outcome.name,
-            tags={**tags, **outcome.tags, "trial_hash": outcome.hash, "git_commit": self.commit},
+            run_name=name or outcome.name,
+            tags={**tags, **outcome.tags, **error, "trial_hash": outcome.hash, "git_commit": self.commit},
         )
         run_id = run.info.run_id
-        params = [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(outcome.trial).items()]
-        for i in range(0, len(params), _PARAMS_PER_BATCH):
-            self.client.log_batch(run_id, params=params[i : i + _PARAMS_PER_BATCH])
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
-            if outcome.error is not None:
-                (folder / "traceback.txt").write_text(outcome.error)
-            else:
-                self._log_result(run_id, outcome, folder)
-            self.client.log_artifacts(run_id, str(folder))
-        status = RunStatus.FAILED if outcome.error is not None else RunStatus.FINISHED
-        self.client.set_terminated(run_id, RunStatus.to_string(status))
+        with self._ending(OpenRun(run_id, "FINISHED" if outcome.error is None else "FAILED")):
+            params = [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(outcome.trial).items()]
+            for i in range(0, len(params), _PARAMS_PER_BATCH):
+                self.client.log_batch(run_id, params=params[i : i + _PARAMS_PER_BATCH])
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp)
+                (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
+                if outcome.error is not None:
+                    (folder / "traceback.txt").write_text(outcome.error)
+                else:
+                    self._log_result(run_id, outcome, folder)
+                self.client.log_artifacts(run_id, str(folder))
         return run_id
 
     def _log_result(self, run_id: str, outcome: TrialOutcome, folder: Path) -> None:

@@ -6,12 +6,13 @@ import hashlib
 import json
 import time
 import traceback
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.config import to_plain
+from experiments.config import flatten, to_plain
 from experiments.data import Dataset, load_dataset
 from experiments.protocols.result import TrialResult
 
@@ -53,6 +54,25 @@ def trial_name(trial: dict) -> str:
     return "/".join(parts)
 
 
+def run_names(trials: list[dict]) -> dict[str, str]:
+    """Run name per trial hash: the trial's name, followed by the settings that tell apart the trials of the list that
+    share it (a figure's grid may vary a setting beside dataset/model/seed, e.g. bsp-fig5's budget_scale)."""
+    groups = defaultdict(list)
+    for trial in trials:
+        groups[trial_name(trial)].append((trial_hash(trial), flatten(trial)))
+    names = {}
+    for name, members in groups.items():
+        flats = [flat for _, flat in members]
+        differing = sorted({key for flat in flats for key in flat if len({f.get(key) for f in flats}) > 1})
+        short = {key: key.rsplit(".", 1)[-1] for key in differing}
+        if len(set(short.values())) < len(short):  # two settings with one last name: say them in full
+            short = {key: key for key in differing}
+        for key_hash, flat in members:
+            settings = ", ".join(f"{short[key]}={flat[key]}" for key in differing if key in flat)
+            names[key_hash] = f"{name} ({settings})" if settings else name
+    return names
+
+
 @dataclass
 class TrialOutcome:
     """A trial's config and identity with either its result or the traceback of its failure."""
@@ -70,6 +90,11 @@ class TrialOutcome:
     @property
     def name(self) -> str:
         return trial_name(self.trial)
+
+    @property
+    def reason(self) -> str | None:
+        """The last line of the failure's traceback (the exception and its message), None for a success."""
+        return None if self.error is None else self.error.strip().splitlines()[-1]
 
 
 def execute(trial: dict) -> tuple[TrialResult, Dataset | None]:
