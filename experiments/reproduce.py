@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from pathlib import Path
 
 from hydra.utils import instantiate
+from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID
 from omegaconf import DictConfig
 
 from experiments.config import compose, grid_overrides
 from experiments.data import DatasetUnavailable, catalog
 from experiments.data.fetch import parsed
 from experiments.figures import note_missing, save_figure
-from experiments.sweep import run_sweep
-from experiments.tracking import Tracker
+from experiments.sweep import SweepReport, run_sweep
+from experiments.tracking import RunRecord, Tracker
 from experiments.trial import trial_config, trial_hash
 
 
@@ -84,21 +86,46 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
                   f"{', '.join(others)}")  # fmt: skip
             return 1
         print(f"{figure.id}: allow_missing=true, drawn without {', '.join(missing)}")
-    report = run_sweep(trials, tracker, figure.id, instantiate(cfg.launcher), tags)
-    print(report)
-    runs = tracker.load_runs(figure.id, [trial_hash(t) for t in trials])
+    hashes = [trial_hash(t) for t in trials]
+    parent_tags = {**tags, "trials_hash": hashlib.sha256("".join(sorted(hashes)).encode()).hexdigest()}
+    name = f"figure {figure.id}" if cfg.profile == "paper" else f"figure {figure.id} ({cfg.profile})"
+    with tracker.figure_run(figure.id, name, parent_tags) as parent:
+        tags[MLFLOW_PARENT_RUN_ID] = parent.run_id
+        report = run_sweep(trials, tracker, figure.id, instantiate(cfg.launcher), tags)
+        print(report)
+        drawn = draw_and_log(cfg, tracker, parent.run_id, tracker.load_runs(figure.id, hashes), missing, report)
+        parent.status = "FINISHED" if drawn and not report.failed else "FAILED"
+    return 0 if parent.status == "FINISHED" else 1
+
+
+def draw_and_log(
+    cfg: DictConfig, tracker: Tracker, run_id: str, runs: list[RunRecord], missing: dict[str, str], report: SweepReport
+) -> bool:
+    """Draw the figure from the finished runs, print its claims, log both into its run; whether it was drawn.
+    After failed trials a figure may not be drawable from the others: it says so instead of raising."""
+    figure = cfg.figure
     if not runs:
         print(f"{figure.id}: no finished trial to draw from")
-        return 1
-    module = importlib.import_module(figure.module)
+        return False
+    try:
+        files, claims = draw(cfg, runs, missing)
+    except Exception as error:
+        if not report.failed:
+            raise
+        print(f"{figure.id}: not drawn without the failed trials ({type(error).__name__}: {error})")
+        return False
+    print(f"{figure.id}: drawn from {len(runs)} of {report.total} trials -> " + ", ".join(map(str, files)))
+    for claim in claims:
+        print(f"  {claim}")
+    tracker.log_figure(run_id, files, [c.as_dict() for c in claims])
+    return True
+
+
+def draw(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str]) -> tuple[list[Path], list]:
+    """The figure drawn from its runs into output_dir (PNG and PDF), and its claims checked on them."""
+    module = importlib.import_module(cfg.figure.module)
     settings = profile_settings(cfg)
     drawing = module.plot(runs, settings)
     if missing:
         note_missing(drawing, list(missing))
-    files = save_figure(drawing, output_dir(cfg), figure.id)
-    claims = module.claims(runs, settings)
-    print(f"{figure.id}: drawn from {len(runs)} of {len(trials)} trials -> " + ", ".join(str(f) for f in files))
-    for claim in claims:
-        print(f"  {claim}")
-    tracker.log_figure(figure.id, figure.id, files, [c.as_dict() for c in claims], tags)
-    return 1 if report.failed else 0
+    return save_figure(drawing, output_dir(cfg), cfg.figure.id), module.claims(runs, settings)

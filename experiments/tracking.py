@@ -1,10 +1,11 @@
-"""MLflow tracking: one run per trial, one run per regenerated figure, and reading them back.
+"""MLflow tracking: one run per trial, one parent run per figure, and reading them back.
 
 A trial's run is named ``dataset/model/seed`` (with the settings that tell apart trials sharing that name); its params
 are the flattened resolved trial config; its metrics are the protocol's curves (``step`` = samples seen) and final
 numbers; its tags say which figure, trial hash, git commit and dataset hash; its artifacts are the resolved config
-(trial.json), curves.csv and any extra tables, or traceback.txt for a failed trial. Runs are written only by the
-process that drives a sweep; several sweeps or jobs may share a store (experiments.store).
+(trial.json), curves.csv and any extra tables, or traceback.txt for a failed trial. A figure's trial runs are
+children of its figure run, which holds the drawn figure and its claims. Runs are written only by the process that
+drives a sweep; several sweeps or jobs may share a store (experiments.store).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from mlflow.entities import Metric, Param, RunStatus
+from mlflow.entities import Metric, Param
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 
@@ -216,21 +217,26 @@ class Tracker:
                 )
         return records
 
-    def log_figure(self, experiment: str, figure_id: str, files: list[Path], claims: list[dict], tags: dict) -> str:
-        """A parent run for the regenerated figure: its image files and its claims with their verdicts."""
-        run = self.client.create_run(
-            self.experiment_id(experiment),
-            run_name=f"figure {figure_id}",
-            tags={
-                **tags,
-                "kind": "figure",
-                "git_commit": self.commit,
-                "claims_passed": f"{sum(c['passed'] for c in claims)}/{len(claims)}",
-            },
-        )
-        run_id = run.info.run_id
+    @contextmanager
+    def figure_run(self, experiment: str, name: str, tags: dict[str, str]) -> Iterator[OpenRun]:
+        """The parent run of a figure's trial runs, RUNNING while the block runs, then ended as ``_ending`` says.
+
+        Regenerating the figure with the same trials (tag ``trials_hash``) takes up its run again, so that the trial
+        runs it skips stay under the run that holds the figure drawn from them."""
+        found = self._runs(experiment, f"tags.kind = 'figure' and tags.trials_hash = '{tags['trials_hash']}'")
+        if found:
+            run_id = found[0].info.run_id
+            self.client.update_run(run_id, status="RUNNING")
+        else:
+            run = self.client.create_run(self.experiment_id(experiment), run_name=name, tags={**tags, "kind": "figure"})
+            run_id = run.info.run_id
+        with self._ending(OpenRun(run_id)) as run:
+            yield run
+
+    def log_figure(self, run_id: str, files: list[Path], claims: list[dict]) -> None:
+        """The regenerated figure into its run: image files, claims.json with the verdicts, commit and tally."""
+        self.client.set_tag(run_id, "git_commit", self.commit)
+        self.client.set_tag(run_id, "claims_passed", f"{sum(c['passed'] for c in claims)}/{len(claims)}")
         for path in files:
             self.client.log_artifact(run_id, str(path))
         self.client.log_dict(run_id, {"claims": claims}, "claims.json")
-        self.client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
-        return run_id
