@@ -29,9 +29,9 @@ test: $(STAMP)
 reproduce-figure: $(STAMP)
 	$(PY) -m experiments.run figure=$(FIG) profile=$(PROFILE) $(ARGS)
 
-# The MLflow UI on the local store, at http://127.0.0.1:$(PORT)
+# The MLflow UI on the local store and its artifacts, at http://127.0.0.1:$(PORT)
 ui: $(STAMP)
-	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(STORE) --host 127.0.0.1 --port $(PORT)
+	$(PY) -m experiments.ui --store $(STORE) --port $(PORT)
 
 # The dataset catalog (datasets/*.yaml): make data-list | data-fetch DATA="adult bank" | data-fetch PAPER=amf | data-verify
 DATA ?=
