@@ -1,8 +1,6 @@
 """Each figure at profile=quick through the real command line, into a temporary MLflow store."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from mlflow import MlflowClient
@@ -45,30 +43,9 @@ REPORTED_ONLY = {
 }  # fmt: skip
 
 
-def run_cli(*overrides, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "experiments.run", *overrides],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-@pytest.fixture
-def cli_store(tmp_path):
-    return [
-        f"tracking.uri=sqlite:///{tmp_path}/mlflow.db",
-        f"tracking.artifact_root={tmp_path}/artifacts",
-        f"paths.figures={tmp_path}/figures",
-        f"hydra.run.dir={tmp_path}/hydra",
-        "launcher.n_jobs=2",
-    ]
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("figure_id, n_trials", FIGURES.items())
-def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_store):
+def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_store, run_cli):
     done = run_cli(f"figure={figure_id}", "profile=quick", *cli_store, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{n_trials} trials: 0 already finished, {n_trials} run now, 0 failed" in done.stdout
@@ -98,7 +75,7 @@ def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_s
 
 
 @pytest.mark.slow
-def test_adhoc_trial_from_the_command_line(tmp_path, cli_store):
+def test_adhoc_trial_from_the_command_line(tmp_path, cli_store, run_cli):
     done = run_cli(
         "dataset=moons",
         "model=mondrian_classifier",
@@ -114,7 +91,7 @@ def test_adhoc_trial_from_the_command_line(tmp_path, cli_store):
     assert len(client.get_metric_history(run.info.run_id, "accuracy")) == 10
 
 
-def test_unknown_profile_is_a_clear_error(tmp_path, cli_store):
+def test_unknown_profile_is_a_clear_error(tmp_path, cli_store, run_cli):
     done = run_cli("figure=mgs20-fig1", "profile=huge", *cli_store, cwd=tmp_path)
     assert done.returncode != 0
     assert "has no profile 'huge'" in done.stderr
