@@ -27,6 +27,7 @@ library instead: a new leaf is not charged, and the log loss counts the point fi
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from mondrian._extend import KEEP_PURE_LEAVES, SPLIT_LEAVES, _extension, extend, extend_along
 from mondrian._nodes import NO_NODE, capacity, parent_time
@@ -35,6 +36,21 @@ from mondrian._route import leaf_of, path_of
 LOG_HALF = np.log(0.5)
 # exp underflows below about -708, where libm takes a slow path; terms that small vanish next to the others here.
 EXP_FLOOR = -708.0
+# In single precision (the classifier's statistics) exp is exactly 0 at and below -104 (its slow path starts near -88),
+# and log1p(t) rounds to t for t < 2^-24 (e^d, d < -17; double precision: t < 2^-53, d < -37), so skipping either
+# call there changes no bit.
+EXP_FLOOR_32 = -104.0
+LOG1P_LINEAR, LOG1P_LINEAR_32 = -37.0, -17.0
+
+
+def _exp_limits(d):
+    """(EXP_FLOOR, LOG1P_LINEAR) in the precision of d (a typing-time choice, see the overload below)."""
+
+
+@overload(_exp_limits, jit_options={"cache": True, "nogil": True})
+def _exp_limits_typed(d):
+    limits = (EXP_FLOOR_32, LOG1P_LINEAR_32) if d == numba.types.float32 else (EXP_FLOOR, LOG1P_LINEAR)
+    return lambda d: limits
 
 
 def n_stats(n_outputs: int) -> int:
@@ -56,15 +72,24 @@ def kernel_params(
 def _stop_weight(log_w, log_wbar):
     """a_v = w_v / (2 wbar_v): the aggregation weight of the prunings that stop at node v, given they reach it."""
     d = log_w - log_wbar
-    return 0.5 * np.exp(d) if d > EXP_FLOOR else 0.0
+    return 0.5 * np.exp(d) if d > _exp_limits(d)[0] else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _log1p_exp(d):
+    """log(1 + e^d) for d <= 0, as np.log1p(np.exp(d)) in d's precision, without the calls where they change nothing."""
+    floor, linear = _exp_limits(d)
+    if d <= floor:
+        return 0.0
+    t = np.exp(d)
+    return t if d < linear else np.log1p(t)
 
 
 @numba.njit(cache=True, nogil=True)
 def _log_mean_exp(a, b):
     """log((e^a + e^b) / 2)."""
     high, low = max(a, b), min(a, b)
-    d = low - high
-    return LOG_HALF + high + (np.log1p(np.exp(d)) if d > EXP_FLOOR else 0.0)
+    return LOG_HALF + high + _log1p_exp(low - high)
 
 
 @numba.njit(cache=True, nogil=True)
