@@ -1,9 +1,14 @@
-"""LRT14's online extension of a restricted Mondrian tree by one point (ExtendMondrianBlock)."""
+"""LRT14's online extension of a restricted Mondrian tree by one point (ExtendMondrianBlock).
+
+Helpers run per point or per node are inlined into their callers (numba's ``inline="always"``): a call that is not
+inlined costs reference counting on every array it is passed (a tree is ten), and code scattered over many small
+functions.
+"""
 
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE, add_node, parent_time, replace_child
+from mondrian._nodes import NO_NODE, add_node, replace_child
 from mondrian._process import choose_proportional, set_split, store_uniform_below
 from mondrian._route import path_of
 
@@ -31,7 +36,7 @@ def _extension(lower, upper, x, out):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _extension_rate(lower, upper, j, x):
     """sum(e_l + e_u) for node j's box: the rate of extension splits above j."""
     total = 0.0
@@ -49,12 +54,20 @@ def _outside(lower, upper, j, x):
     return False
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def first_outside(lower, upper, path, n, x):
     """The first node of the root-to-leaf path path[:n] whose box does not hold x (n if all do). Boxes are nested (a
-    node's box holds its children's), so the nodes holding x come first: a binary search finds it with log(depth)
-    box reads instead of depth."""
+    node's box holds its children's), so the nodes holding x come first. x mostly leaves only the last few boxes, or
+    none: the search gallops up from the leaf (path[n - 1], path[n - 2], path[n - 4], ...), then halves the last
+    gap; it reads few boxes, most of them those the extension reads next."""
     first, end = 0, n  # path[:first] hold x, path[end:] do not
+    step = 1
+    while step <= n:
+        if not _outside(lower, upper, path[n - step], x):
+            first = n - step + 1
+            break
+        end = n - step
+        step *= 2
     while first < end:
         mid = (first + end) // 2
         if _outside(lower, upper, path[mid], x):
@@ -64,7 +77,7 @@ def first_outside(lower, upper, path, n, x):
     return first
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _enclose(lower, upper, j, x):
     """Grow node j's box to hold x."""
     for d in range(x.shape[0]):
@@ -73,10 +86,13 @@ def _enclose(lower, upper, j, x):
 
 
 @numba.njit(cache=True, nogil=True)
-def _insert_parent_above(tree, stats, j, x, time, dim, rng):
-    """New split at ``time`` just above j separating j's box from x; x goes to a new leaf.
+def insert_parent_above(tree, stats, j, x, time, rng):
+    """New split at ``time`` just above j separating j's box from x, in a dimension drawn proportionally to how far x
+    lies outside the box in each; x goes to a new leaf, which is returned.
 
     The new parent has seen exactly j's points, so it starts with a copy of j's statistics."""
+    e = np.empty(x.shape[0])
+    dim = choose_proportional(e, _extension(tree.box_lower[j], tree.box_upper[j], x, e), rng)
     grandparent = tree.parent[j]
     p = add_node(tree, grandparent, tree.box_lower[j], tree.box_upper[j])
     if x[dim] > tree.box_upper[j, dim]:
@@ -119,7 +135,7 @@ def extend(tree, stats, x, y, lifetime, leaf_rule, rng, path):
     return extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, path_of(tree, x, lifetime, path))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def is_paused(tree, stats, j):
     """LRT14's paused block: all its labels are the same (statistics: column 1 + k the count of class k), or its
     range has size 0."""
@@ -134,7 +150,7 @@ def is_paused(tree, stats, j):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _may_split(tree, stats, j, y, leaf, leaf_rule):
     if not leaf or leaf_rule == SPLIT_LEAVES:
         return True
@@ -143,25 +159,32 @@ def _may_split(tree, stats, j, y, leaf, leaf_rule):
     return not is_paused(tree, stats, j)
 
 
-@numba.njit(cache=True, nogil=True)
-def extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
-    """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``); nothing happens (rate 0)
-    at the nodes whose box holds x, which come first (``first_outside``)."""
-    parent, split_time, lower, upper = tree.parent, tree.split_time, tree.box_lower, tree.box_upper
+@numba.njit(cache=True, nogil=True, inline="always")
+def extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
+    """Where ``extend_along`` splits: down x's root-to-leaf path path[:n], from the first box that does not hold x
+    (``first_outside``; rate 0 above), an extension split appears above each node j at the time drawn, if before
+    tau_j (lifetime at a leaf) and ``leaf_rule`` allows it; else j's box grows to x. Returns (i, time) for a split
+    above path[i], (n, inf) if none (the boxes then all hold x). The parent of path[i] is path[i - 1]."""
+    split_time, lower, upper = tree.split_time, tree.box_lower, tree.box_upper
     for i in range(first_outside(lower, upper, path, n, x), n):
         j = path[i]
         leaf = i == n - 1
         rate = _extension_rate(lower, upper, j, x)
-        time = parent_time(parent, split_time, j) + rng.exponential(1.0 / rate)
+        time = (split_time[path[i - 1]] if i > 0 else 0.0) + rng.exponential(1.0 / rate)
         if time < (lifetime if leaf else split_time[j]) and _may_split(tree, stats, j, y, leaf, leaf_rule):
-            e = np.empty(x.shape[0])
-            _extension(lower[j], upper[j], x, e)
-            return _insert_parent_above(tree, stats, j, x, time, choose_proportional(e, rate, rng), rng)
+            return i, time
         _enclose(lower, upper, j, x)
-    return path[n - 1]
+    return n, np.inf
 
 
 @numba.njit(cache=True, nogil=True)
+def extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
+    """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``)."""
+    i, time = extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n)
+    return path[n - 1] if i == n else insert_parent_above(tree, stats, path[i], x, time, rng)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def path_after(tree, path, n, leaf):
     """Make path[:n], x's root-to-leaf path before ``extend`` (n = 0: the tree was empty), the path to ``leaf``, the
     leaf x ended in; returns its length. Either x stayed in path[n - 1], or a new parent p was inserted above some

@@ -20,9 +20,10 @@ def leaf_of(tree, x, lifetime):
     return j
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def path_of(tree, x, lifetime, path):
-    """Store the root-to-leaf path of x in the tree pruned at ``lifetime`` in ``path``; return its length."""
+    """Store the root-to-leaf path of x in the tree pruned at ``lifetime`` in ``path``; return its length. Inlined
+    into its callers: it runs once per point, and a call would reference-count every array of the tree."""
     left, right, feature, threshold, split_time = (tree.left, tree.right, tree.feature, tree.threshold, tree.split_time)
     n = 0
     j = tree.root[0]
