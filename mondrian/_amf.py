@@ -29,7 +29,15 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from mondrian._extend import KEEP_PURE_LEAVES, SPLIT_LEAVES, _extension, extend, extend_along
+from mondrian._extend import (
+    KEEP_PURE_LEAVES,
+    SPLIT_LEAVES,
+    _extension_rate,
+    extend,
+    extension_split,
+    insert_parent_above,
+    path_after,
+)
 from mondrian._nodes import NO_NODE, capacity, parent_time
 from mondrian._route import leaf_of, path_of
 
@@ -92,7 +100,7 @@ def _log_mean_exp(a, b):
     return LOG_HALF + high + _log1p_exp(low - high)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _add_forecast(stats, node, onehot, dirichlet, weight, out):
     """out += weight * the node's forecast: Krichevsky-Trofimov / Jeffreys (n_k + a) / (n + K a) over classes,
     or the mean label (0 for a node that has seen nothing)."""
@@ -117,48 +125,35 @@ def _loss(stats, node, y, onehot, m, dirichlet, onelearn):
     return (mean - y) ** 2
 
 
-@numba.njit(cache=True, nogil=True)
-def _learn_one(tree, stats, x, y, onehot, m, params, rng, path, n):
-    """Extend the tree by (x, y), then update every node on x's path bottom-up: loss with the old forecast,
-    log w, log wbar (children first), then the node's statistics. The weights are kept with or without
-    aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time.
-    path[:n] is x's root-to-leaf path when the caller has routed x already (n = 0: not yet)."""
-    step, dirichlet, split_pure, onelearn = params[0], params[1], params[3] > 0.0, params[5] > 0.0
-    n_before = tree.n_nodes[0]
-    rule = SPLIT_LEAVES if split_pure or not onehot else KEEP_PURE_LEAVES
-    if n == 0:
-        node = extend(tree, stats, x, y, np.inf, rule, rng, path)
-    else:
-        node = extend_along(tree, stats, x, y, np.inf, rule, rng, path, n)
+@numba.njit(cache=True, nogil=True, inline="always")
+def _update_weights(tree, stats, path, n, n_before, y, onehot, params, below):
+    """Learn (x, y) at the nodes of its root-to-leaf path path[:n] (after the extension), bottom-up: loss with the
+    old forecast, log w, log wbar (children first), then the node's statistics. The weights are kept with or without
+    aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time. The log wbar
+    of each node's child off the path are read first into ``below`` (loads that do not wait on each other)."""
+    step, dirichlet, onelearn = params[0], params[1], params[5] > 0.0
+    m = stats.shape[1] - 3
     lw = 1 + m  # the column of log w; log wbar follows
-    left, right, parent = tree.left, tree.right, tree.parent
-    while node != NO_NODE:
-        if not (onelearn and node >= n_before and left[node] == NO_NODE):  # onelearn: a new leaf is not charged
+    left, right = tree.left, tree.right
+    for i in range(n - 1):
+        u = path[i]
+        below[i] = stats[right[u] if left[u] == path[i + 1] else left[u], lw + 1]
+    for i in range(n - 1, -1, -1):
+        node = path[i]
+        if not (onelearn and node >= n_before and i == n - 1):  # onelearn: a new leaf is not charged
             stats[node, lw] -= step * _loss(stats, node, y, onehot, m, dirichlet, onelearn)
-        if left[node] == NO_NODE:
+        if i == n - 1:
             stats[node, lw + 1] = stats[node, lw]
         else:
-            below = stats[left[node], lw + 1] + stats[right[node], lw + 1]
-            stats[node, lw + 1] = _log_mean_exp(stats[node, lw], below)
+            stats[node, lw + 1] = _log_mean_exp(stats[node, lw], stats[path[i + 1], lw + 1] + below[i])
         stats[node, 0] += 1.0
         if onehot:
             stats[node, 1 + int(y)] += 1.0
         else:
             stats[node, 1] += y
-        node = parent[node]
 
 
-@numba.njit(cache=True, nogil=True)
-def learn(tree, stats, X, y, onehot, lifetime, params, rng):
-    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
-    The caller reserved 2 * len(X) nodes."""
-    m = stats.shape[1] - 3
-    path = np.empty(capacity(tree), np.int64)
-    for i in range(X.shape[0]):
-        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng, path, 0)
-
-
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
     """out += weight * the tree's prediction at a point whose root-to-leaf path is path[:n]: the leaf's forecast,
     or the aggregation over the prunings, sum_v a_v prod_{u above v} (1 - a_u) yhat_v (a_leaf = 1)."""
@@ -176,14 +171,14 @@ def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
     _add_forecast(stats, path[n - 1], onehot, dirichlet, rest, out)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _add_empty(onehot, weight, out):
     """out += weight * h(empty): uniform over the classes, 0 for regression."""
     if onehot:
         out += weight / out.shape[0]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, branch, out):
     """out += weight * the prediction at x when a new parent is inserted above path[i] with x in a new empty leaf."""
     j = path[i]
@@ -207,22 +202,20 @@ def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, br
     out += weight * branch
 
 
-@numba.njit(cache=True, nogil=True)
-def _add_prediction(tree, stats, x, onehot, params, path, out):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_prediction(tree, stats, x, onehot, params, path, branch, out):
     """out += the tree's prediction at x (see the module's docstring for the two ways). Leaves x's root-to-leaf
-    path in ``path`` and returns its length."""
+    path in ``path`` and returns its length; ``branch`` is scratch room for one prediction."""
     dirichlet, aggregate, split = params[1], params[2] > 0.0, params[4] > 0.0
     n = path_of(tree, x, np.inf, path)
     if not split:
         _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, 1.0, out)
         return n
     left, split_time = tree.left, tree.split_time
-    extension = np.empty(x.shape[0])
-    branch = np.empty(out.shape[0])
     reach = 1.0  # probability that the temporary update has not split above the nodes seen so far
     for i in range(n):
         j = path[i]
-        rate = _extension(tree.box_lower[j], tree.box_upper[j], x, extension)
+        rate = _extension_rate(tree.box_lower, tree.box_upper, j, x)
         if rate == 0.0:
             continue
         if left[j] == NO_NODE:
@@ -240,22 +233,53 @@ def _add_prediction(tree, stats, x, onehot, params, path, out):
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += the tree's prediction at X[i]; the model is not changed."""
     path = np.empty(capacity(tree), np.int64)
+    branch = np.empty(out.shape[1])
     for i in range(X.shape[0]):
-        _add_prediction(tree, stats, X[i], onehot, params, path, out[i])
+        _add_prediction(tree, stats, X[i], onehot, params, path, branch, out[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def _online(tree, stats, X, y, onehot, params, rng, prior, out, predict_first):
+    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order); with
+    ``predict_first``, out[i] += the prediction at X[i] before (X[i], y[i]) is learnt (``prior`` in the empty tree).
+
+    Each row is extended into the tree along its path, then every node of its new path is updated
+    (``_update_weights``). The per-row helpers are inlined; the calls that are not (a new parent, the first point)
+    are made here, where they reference-count nothing per row. The caller reserved 2 * len(X) nodes."""
+    rule = SPLIT_LEAVES if params[3] > 0.0 or not onehot else KEEP_PURE_LEAVES
+    path = np.empty(capacity(tree), np.int64)
+    below = np.empty(capacity(tree), stats.dtype)
+    branch = np.empty(stats.shape[1] - 3)
+    for i in range(X.shape[0]):
+        x = X[i]
+        n_before = tree.n_nodes[0]
+        if tree.root[0] == NO_NODE:
+            if predict_first:
+                out[i] += prior
+            n = 0
+            leaf = extend(tree, stats, x, y[i], np.inf, rule, rng, path)
+        else:
+            if predict_first:
+                n = _add_prediction(tree, stats, x, onehot, params, path, branch, out[i])
+            else:
+                n = path_of(tree, x, np.inf, path)
+            k, time = extension_split(tree, stats, x, y[i], np.inf, rule, rng, path, n)
+            leaf = path[n - 1] if k == n else insert_parent_above(tree, stats, path[k], x, time, rng)
+        n = path_after(tree, path, n, leaf)
+        _update_weights(tree, stats, path, n, n_before, y[i], onehot, params, below)
+
+
+@numba.njit(cache=True, nogil=True)
+def learn(tree, stats, X, y, onehot, lifetime, params, rng):
+    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
+    The caller reserved 2 * len(X) nodes."""
+    _online(tree, stats, X, y, onehot, params, rng, np.empty(0), np.empty((0, 0)), False)
 
 
 @numba.njit(cache=True, nogil=True)
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
-    m = stats.shape[1] - 3
-    path = np.empty(capacity(tree), np.int64)
-    for i in range(X.shape[0]):
-        n = 0
-        if tree.root[0] == NO_NODE:
-            out[i] += prior
-        else:
-            n = _add_prediction(tree, stats, X[i], onehot, params, path, out[i])
-        _learn_one(tree, stats, X[i], y[i], onehot, m, params, rng, path, n)
+    _online(tree, stats, X, y, onehot, params, rng, prior, out, True)
 
 
 @numba.njit(cache=True, nogil=True)
