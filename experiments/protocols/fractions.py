@@ -57,15 +57,24 @@ def mean_leaves(estimator) -> float:
     return float(np.mean(counts)) if counts else float("nan")
 
 
-def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, online: bool, fit_kwargs) -> None:
+def warm_up_rows(y: np.ndarray, classes) -> np.ndarray:
+    """A few rows to warm up on: the first 20, or for a classifier the first 3 of each class (a batch model may
+    fit on them with stratified 3-fold cross-validation, as the grid-searched ERT does)."""
+    if classes is None:
+        return np.arange(min(len(y), 20))
+    return np.sort(np.concatenate([np.flatnonzero(y == c)[:3] for c in classes]))
+
+
+def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, online: bool, classes) -> None:
     """Fit (online: in two updates) a throw-away model on a few rows and predict a few test rows with it."""
-    n = min(len(X), 20)
+    rows = warm_up_rows(y, classes)
     estimator = model()
     if online:
-        estimator.partial_fit(X[: n // 2], y[: n // 2], **fit_kwargs)
-        estimator.partial_fit(X[n // 2 : n], y[n // 2 : n])
+        first, second = rows[: len(rows) // 2], rows[len(rows) // 2 :]
+        estimator.partial_fit(X[first], y[first], **({} if classes is None else {"classes": classes}))
+        estimator.partial_fit(X[second], y[second])
     else:
-        estimator.fit(X[:n], y[:n])
+        estimator.fit(X[rows], y[rows])
     predict = estimator.predict_proba if hasattr(estimator, "predict_proba") else estimator.predict
     predict(X_test[:10])
 
@@ -99,7 +108,7 @@ def run(
     estimator = model()
     online = refit == "auto" and hasattr(estimator, "partial_fit")
     fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
-    warm_up(model, X, y, dataset.X_test, online, fit_kwargs)
+    warm_up(model, X, y, dataset.X_test, online, dataset.classes if dataset.task == "classification" else None)
     rows, train_time = [], 0.0
     for a, b in itertools.pairwise(bounds):
         start = time.perf_counter()

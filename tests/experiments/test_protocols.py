@@ -1,14 +1,18 @@
 """The online and fractions protocols, and the process simulations."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import SGDClassifier
+from sklearn.model_selection import GridSearchCV
 
 from experiments.data import synthetic
 from experiments.data.bundled import bundled
+from experiments.data.dataset import split
 from experiments.protocols import fractions, online, process
 from mondrian import MondrianForestClassifier, MondrianForestRegressor, OnlineBSPForestRegressor
 
@@ -130,7 +134,7 @@ def test_fractions_pays_one_off_costs_on_a_throwaway_model_before_the_clock_star
 
     result = fractions.run(model, data, seed=0, n_batches=4)
     warm, timed = sorted(built, key=lambda m: m.rows)
-    assert warm.rows == 20 and timed.rows == len(data.X_train)
+    assert warm.rows == 3 * len(data.classes) and timed.rows == len(data.X_train)
     order = np.random.default_rng(0).permutation(len(data.X_train))
     fresh = MondrianForestClassifier(n_estimators=3, random_state=0)
     for part in np.array_split(order, [int(b) for b in np.linspace(0, len(order), 5)[1:-1]]):
@@ -197,3 +201,19 @@ def test_process_protocols_report_exact_values_and_tables():
     # the same seed gives the same partition
     again = process.partition(dim=2, lifetime=2.0, seed=0).tables["nodes"]
     pd.testing.assert_frame_equal(nodes, again)
+
+
+def test_fractions_warms_up_a_grid_searched_model_on_many_classes():
+    """The warm-up fit has 3 rows of each class: a 3-fold stratified grid search fits on it (on 20 rows of 26 classes
+    it raised "n_splits=3 cannot be greater than the number of members in each class", failing BSP Fig. 3's ERT)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(600, 4)), np.repeat(np.arange(26), 600 // 26 + 1)[:600]
+    data = split("letters", "classification", X, y, test_size=0.5, seed=0)
+
+    def model():
+        return GridSearchCV(ExtraTreesClassifier(n_estimators=5, random_state=0), {"max_features": [0.5, 1.0]}, cv=3)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nor the warning that a class has fewer members than folds
+        result = fractions.run(model, data, seed=0, n_batches=1)
+    assert len(result.curves) == 1 and 0 <= result.curves["accuracy"].iloc[0] <= 1
