@@ -23,6 +23,9 @@ class Claim:
     passed: bool
     measured: str
 
+    def __post_init__(self):
+        self.passed = bool(self.passed)  # a numpy bool would be written to claims.json as the string "True"
+
     def as_dict(self) -> dict:
         return asdict(self)
 
