@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 
+from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.utils import instantiate
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID
 from omegaconf import DictConfig
@@ -27,12 +29,22 @@ def profile_settings(cfg: DictConfig) -> DictConfig:
 
 
 def figure_trials(cfg: DictConfig, trial_overrides: list[str] = ()) -> list[dict]:
-    """Every trial of the figure's grid: the figure's fixed overrides, the user's, then the grid point's."""
+    """Every trial of the figure's grid: the figure's fixed overrides, the user's, then the grid point's.
+
+    Grid points that differ only by their seed are composed once and resolved for each seed (composing is what
+    takes the time in a grid of hundreds of trials; the seed reaches the rest of the config by interpolation)."""
     fixed = list(cfg.figure.get("trials", []))
-    return [
-        trial_config(compose([*fixed, *trial_overrides, *point]))
-        for point in grid_overrides(profile_settings(cfg).grid)
-    ]
+    parse = OverridesParser.create().parse_override
+    composed, trials = {}, []
+    for point in grid_overrides(profile_settings(cfg).grid):
+        others = tuple(o for o in point if not o.startswith("seed="))
+        if others not in composed:
+            composed[others] = compose([*fixed, *trial_overrides, *others])
+        root = composed[others]
+        for seed in (o for o in point if o.startswith("seed=")):
+            root.seed = parse(seed).value()
+        trials.append(trial_config(root))
+    return trials
 
 
 def output_dir(cfg: DictConfig) -> Path:
@@ -61,24 +73,43 @@ def fetch_datasets(trials: list[dict]) -> dict[str, str]:
     return missing
 
 
-def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
+@dataclass
+class FigurePlan:
+    """A figure's trials at one profile, and the datasets among them that cannot be had (name -> why)."""
+
+    cfg: DictConfig
+    trials: list[dict]
+    missing: dict[str, str]
+
+    @property
+    def runnable(self) -> list[dict]:
+        return [t for t in self.trials if catalog_name(t) not in self.missing]
+
+
+def plan_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> FigurePlan:
+    """The figure's trials at ``cfg.profile``, its real datasets fetched (once, before any sweep)."""
+    trials = figure_trials(cfg, trial_overrides)
+    return FigurePlan(cfg, trials, fetch_datasets(trials))
+
+
+def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = (), plan: FigurePlan | None = None, bar=None) -> int:
     """Run the figure's missing trials, draw it from the runs, check its claims. Returns an exit status.
 
     A dataset that cannot be had stops the figure, unless ``allow_missing=true``: then the figure is drawn without
-    it and says so (a note on the image, a ``missing_datasets`` tag on the figure's run)."""
+    it and says so (a note on the image, a ``missing_datasets`` tag on the figure's run). ``plan`` is the figure's
+    plan if already made; ``bar`` a progress bar shared with other sweeps."""
     figure = cfg.figure
-    trials = figure_trials(cfg, trial_overrides)
     tracker = Tracker.from_config(cfg.tracking)
     tags = {"figure": figure.id, "profile": cfg.profile}
-    print(f"{figure.id} (profile {cfg.profile}): {len(trials)} trials, runs in {tracker.uri}")
-    missing = fetch_datasets(trials)
+    plan = plan or plan_figure(cfg, trial_overrides)
+    print(f"{figure.id} (profile {cfg.profile}): {len(plan.trials)} trials, runs in {tracker.uri}")
+    missing, trials = plan.missing, plan.runnable
     for reason in missing.values():
         print(reason)
     if missing and not cfg.allow_missing:
         print(f"{figure.id}: stopped; fetch the datasets above or re-run with allow_missing=true to draw without them")
         return 1
     if missing:
-        trials = [t for t in trials if catalog_name(t) not in missing]
         tags["missing_datasets"] = ",".join(missing)
         if not trials:
             others = [p for p in figure.profiles if p != cfg.profile]
@@ -91,7 +122,7 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> int:
     name = f"figure {figure.id}" if cfg.profile == "paper" else f"figure {figure.id} ({cfg.profile})"
     with tracker.figure_run(figure.id, name, parent_tags) as parent:
         tags[MLFLOW_PARENT_RUN_ID] = parent.run_id
-        report = run_sweep(trials, tracker, figure.id, instantiate(cfg.launcher), tags)
+        report = run_sweep(trials, tracker, figure.id, instantiate(cfg.launcher), tags, bar)
         print(report)
         drawn = draw_and_log(cfg, tracker, parent.run_id, tracker.load_runs(figure.id, hashes), missing, report)
         parent.status = "FINISHED" if drawn and not report.failed else "FAILED"
@@ -117,8 +148,38 @@ def draw_and_log(
     print(f"{figure.id}: drawn from {len(runs)} of {report.total} trials -> " + ", ".join(map(str, files)))
     for claim in claims:
         print(f"  {claim}")
-    tracker.log_figure(run_id, files, [c.as_dict() for c in claims])
+    tracker.log_figure(run_id, files, [c.as_dict() for c in claims], settings_used(cfg, runs, missing, files))
     return True
+
+
+def _tree_counts(tree) -> set[int]:
+    """Every ``n_estimators`` in a (nested) model config: the forests' tree counts."""
+    if not isinstance(tree, dict):
+        return set()
+    found = {tree["n_estimators"]} if isinstance(tree.get("n_estimators"), int) else set()
+    return found.union(*(_tree_counts(v) for v in tree.values()))
+
+
+def settings_used(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str], files: list[Path]) -> dict:
+    """What a drawn figure was drawn from, for the report: profile, datasets (present and missing), models,
+    protocols, seeds, tree counts, the image files written and the trial runs read."""
+    trials = [run.trial for run in runs]
+
+    def values(key: str) -> list:
+        return sorted({t[key]["name"] if isinstance(t[key], dict) else t[key] for t in trials if key in t})
+
+    return {
+        "profile": cfg.profile,
+        "trials": len(runs),
+        "datasets": values("dataset"),
+        "missing_datasets": sorted(missing),
+        "models": values("model"),
+        "protocols": values("protocol"),
+        "seeds": values("seed"),
+        "trees": sorted(set().union(*(_tree_counts(t.get("model", {})) for t in trials))),
+        "files": [str(path) for path in files],
+        "runs": [run.run_id for run in runs],
+    }
 
 
 def draw(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str]) -> tuple[list[Path], list]:

@@ -42,27 +42,37 @@ def unique_trials(trials: list[dict]) -> list[dict]:
     return out
 
 
+def pending_trials(trials: list[dict], tracker: Tracker, experiment: str) -> list[dict]:
+    """The trials (each once) that have no finished run in ``experiment``: what a sweep of them would run."""
+    finished = tracker.finished_runs(experiment)
+    return [t for t in unique_trials(trials) if trial_hash(t) not in finished]
+
+
 def run_sweep(
     trials: list[dict],
     tracker: Tracker,
     experiment: str,
     launcher: Launcher | None = None,
     tags: dict | None = None,
+    bar=None,
 ) -> SweepReport:
     """Run the trials with no finished run in ``experiment`` (in this process unless a ``launcher`` says where);
-    a failing trial is logged FAILED, the rest go on."""
+    a failing trial is logged FAILED, the rest go on. Progress shows on ``bar`` (a tqdm shared by several sweeps)
+    if one is given, else on a bar of this sweep's own."""
     trials = unique_trials(trials)
     names = run_names(trials)
-    finished = tracker.finished_runs(experiment)
-    todo = [t for t in trials if trial_hash(t) not in finished]
+    todo = pending_trials(trials, tracker, experiment)
     report = SweepReport(total=len(trials), skipped=len(trials) - len(todo))
     if not todo:
         return report
     # closed on the way out, so that an interrupt stops the trials still queued (Dask cancels them)
     with closing((launcher or JoblibLauncher()).outcomes(todo)) as outcomes:
-        for outcome in progress(outcomes, total=len(todo), desc=experiment, unit="trial"):
+        shown = outcomes if bar is not None else progress(outcomes, total=len(todo), desc=experiment, unit="trial")
+        for outcome in shown:
             name = names[outcome.hash]
             tracker.log_outcome(experiment, outcome, tags or {}, name)
+            if bar is not None:
+                bar.update()
             if outcome.error is None:
                 report.finished += 1
             else:

@@ -217,13 +217,19 @@ class Tracker:
                 )
         return records
 
+    def figure_runs(self, experiment: str) -> list:
+        """The figure's own runs (the parents of its trial runs), latest first; none if it has no experiment yet."""
+        if self.client.get_experiment_by_name(experiment) is None:
+            return []
+        return self._runs(experiment, "tags.kind = 'figure'")
+
     @contextmanager
     def figure_run(self, experiment: str, name: str, tags: dict[str, str]) -> Iterator[OpenRun]:
         """The parent run of a figure's trial runs, RUNNING while the block runs, then ended as ``_ending`` says.
 
         Regenerating the figure with the same trials (tag ``trials_hash``) takes up its run again, so that the trial
         runs it skips stay under the run that holds the figure drawn from them."""
-        found = self._runs(experiment, f"tags.kind = 'figure' and tags.trials_hash = '{tags['trials_hash']}'")
+        found = [r for r in self.figure_runs(experiment) if r.data.tags.get("trials_hash") == tags["trials_hash"]]
         if found:
             run_id = found[0].info.run_id
             self.client.update_run(run_id, status="RUNNING")
@@ -233,10 +239,12 @@ class Tracker:
         with self._ending(OpenRun(run_id)) as run:
             yield run
 
-    def log_figure(self, run_id: str, files: list[Path], claims: list[dict]) -> None:
-        """The regenerated figure into its run: image files, claims.json with the verdicts, commit and tally."""
+    def log_figure(self, run_id: str, files: list[Path], claims: list[dict], settings: dict) -> None:
+        """The regenerated figure into its run: image files, claims.json with the verdicts, settings.json with what
+        it was drawn from, commit and tally."""
         self.client.set_tag(run_id, "git_commit", self.commit)
         self.client.set_tag(run_id, "claims_passed", f"{sum(c['passed'] for c in claims)}/{len(claims)}")
         for path in files:
             self.client.log_artifact(run_id, str(path))
         self.client.log_dict(run_id, {"claims": claims}, "claims.json")
+        self.client.log_dict(run_id, settings, "settings.json")

@@ -3,6 +3,7 @@
 import pytest
 
 from experiments.config import compose, grid_overrides, override_value
+from experiments.reproduce import figure_trials
 from experiments.trial import trial_config, trial_hash, trial_name
 
 
@@ -51,3 +52,16 @@ def test_trial_hash_ignores_n_jobs_and_int_float_spelling():
 )
 def test_run_names_are_readable(overrides, name):
     assert trial_name(trial_config(compose(overrides))) == name
+
+
+@pytest.mark.parametrize("figure_id", ["bsp-table1", "bsp-fig8"])
+def test_figure_trials_compose_each_seed_as_its_own_grid_point_would(figure_id):
+    """figure_trials composes a grid point once for all its seeds: the trials are those of one compose per point."""
+    cfg = compose([f"figure={figure_id}", "profile=quick"])
+    fixed = list(cfg.figure.get("trials", []))
+    one_by_one = [
+        trial_config(compose([*fixed, "seed=0", *point])) for point in grid_overrides(cfg.figure.profiles.quick.grid)
+    ]
+    trials = figure_trials(cfg, ["seed=0"])
+    assert trials == one_by_one
+    assert len({t["seed"] for t in trials}) == 2 and trials[0] != trials[1]
