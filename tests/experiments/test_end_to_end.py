@@ -1,9 +1,12 @@
 """Each figure at profile=quick through the real command line, into a temporary MLflow store."""
 
 import json
+import re
 
 import pytest
 from mlflow import MlflowClient
+
+from experiments.regenerate import figure_ids
 
 FIGURES = {
     "mgs20-fig1": 1,
@@ -45,14 +48,14 @@ REPORTED_ONLY = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("figure_id, n_trials", FIGURES.items())
-def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_store, run_cli):
-    done = run_cli(f"figure={figure_id}", "profile=quick", *cli_store, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert f"{n_trials} trials: 0 already finished, {n_trials} run now, 0 failed" in done.stdout
+def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, quick_figures, tmp_path):
+    """`make figures PROFILE=quick` (quick_figures) ran the figure's trials, drew it and checked its claims."""
+    printed = quick_figures.block(figure_id)
+    assert f"{n_trials} trials: 0 already finished, {n_trials} run now, 0 failed" in printed
     for suffix in ("png", "pdf"):
-        image = tmp_path / "figures" / "quick" / f"{figure_id}.{suffix}"
+        image = quick_figures.root / "figures" / "quick" / f"{figure_id}.{suffix}"
         assert image.stat().st_size > 10_000
-    client = MlflowClient(f"sqlite:///{tmp_path}/mlflow.db")
+    client = MlflowClient(quick_figures.uri)
     experiment = client.get_experiment_by_name(figure_id)
     runs = client.search_runs([experiment.experiment_id])
     trial_runs = [r for r in runs if "trial_hash" in r.data.tags]
@@ -60,18 +63,38 @@ def test_figure_at_quick_profile_end_to_end(figure_id, n_trials, tmp_path, cli_s
     assert len(trial_runs) == n_trials and all(r.info.status == "FINISHED" for r in trial_runs)
     assert {r.data.tags["profile"] for r in trial_runs} == {"quick"}
     (figure_run,) = figure_runs
+    assert {r.data.tags["mlflow.parentRunId"] for r in trial_runs} == {figure_run.info.run_id}
     artifacts = {a.path for a in client.list_artifacts(figure_run.info.run_id)}
-    assert {f"{figure_id}.png", f"{figure_id}.pdf", "claims.json"} <= artifacts
-    claims_file = client.download_artifacts(figure_run.info.run_id, "claims.json", str(tmp_path))
-    with open(claims_file) as f:
+    assert {f"{figure_id}.png", f"{figure_id}.pdf", "claims.json", "settings.json"} <= artifacts
+    with open(client.download_artifacts(figure_run.info.run_id, "claims.json", str(tmp_path))) as f:
         claims = json.load(f)["claims"]
-    assert claims and all(("PASS" if c["passed"] else "FAIL") in done.stdout for c in claims)
+    assert claims and all(("PASS" if c["passed"] else "FAIL") in printed for c in claims)
+    assert all(isinstance(c["passed"], bool) for c in claims)
     # the figure's own claims hold at the quick profile's fixed seeds
     assert figure_id in REPORTED_ONLY or all(c["passed"] for c in claims), claims
+    with open(client.download_artifacts(figure_run.info.run_id, "settings.json", str(tmp_path))) as f:
+        settings = json.load(f)
+    assert settings["profile"] == "quick" and settings["trials"] == n_trials
+    assert sorted(settings["runs"]) == sorted(r.info.run_id for r in trial_runs)
 
-    again = run_cli(f"figure={figure_id}", "profile=quick", *cli_store, cwd=tmp_path)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert f"{n_trials} trials: {n_trials} already finished, 0 run now, 0 failed" in again.stdout
+
+@pytest.mark.slow
+def test_figures_run_again_run_nothing_again(quick_figures):
+    """Regenerating figures whose trials are all in the store runs none of them, and draws each figure again."""
+    assert "0 trials to run in 0 of 3 figures" in quick_figures.again
+    for figure_id in quick_figures.resumed:
+        n = FIGURES[figure_id]
+        printed = quick_figures.block(figure_id, quick_figures.again)
+        assert f"{n} trials: {n} already finished, 0 run now, 0 failed" in printed
+        assert f"{figure_id}: drawn from {n} of {n} trials" in printed
+    assert "3 figures drawn, 0 failed, 0 not run" in quick_figures.again
+    assert re.search(r"total time \d+:\d\d:\d\d", quick_figures.again)
+
+
+@pytest.mark.slow
+def test_every_registered_figure_is_tested_end_to_end(quick_figures):
+    assert set(FIGURES) | set(quick_figures.needs_files) == set(figure_ids())
+    assert len(quick_figures.resumed) == 3
 
 
 @pytest.mark.slow

