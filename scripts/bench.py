@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.bench import bsp, lrt14, machine, mondrian_forest
+from experiments.bench.summary import summary
 
 OUT = Path("results/BENCHMARKS.md")
 
@@ -128,8 +129,9 @@ def main(argv: list[str] | None = None) -> None:
 
     start = time.perf_counter()
     mf = mondrian_forest.run()
+    timing = online_bsp = tables = None
     print(mf.to_string(index=False))
-    text = f"# Benchmarks\n\nMachine: {machine()}\n\n## MondrianForestClassifier against ExtraTrees\n\n"
+    text = "\n## MondrianForestClassifier against ExtraTrees\n\n"
     text += f"{mf.to_markdown(index=False, floatfmt='.3g')}\n\n{MF_NOTES}\n"
     if not args.skip_lrt14:
         timing = lrt14.run()
@@ -158,8 +160,17 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"\n{name}\n{table.to_string(index=False)}")
         args.load = (load_before, os.getloadavg()[0])
         text += "\n" + amf_section(tables, args, time.perf_counter() - amf_start)
+    glance = summary(mf, timing, online_bsp, tables)
+    head = (
+        f"# Benchmarks\n\nMachine: {machine()}; load average (1 min) {os.getloadavg()[0]:.1f} at the end "
+        "(above 1, another process shared the 2 cores).\n\n## Every benchmark at a glance\n\n"
+        + _markdown(glance, {"samples/s": ".0f", "us per sample per tree": ".3g", "bytes per node": ".0f"})
+        + "\n\nSpeed ratios are ours / peer (above 1: ours is faster), each against the peer timed in the same run, "
+        "on the same data, one thread each unless the row says n_jobs=2. Sections below: each benchmark's settings "
+        "and its full tables.\n"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    args.out.write_text(head + text)
     print(f"\nwrote {args.out} in {time.perf_counter() - start:.0f} s")
 
 

@@ -80,6 +80,8 @@ def run(dims=(2, 3, 5, 10), n_samples: int = 5000, n_trees: int = 10, repeats: i
                     "d": d,
                     "pairs": d * (d - 1) // 2,
                     "forest": name,
+                    "points": n_samples,
+                    "trees": n_trees,
                     "seconds": seconds[name],
                     "us per point per tree": 1e6 * seconds[name] / (n_samples * n_trees),
                     **memory(fitted[-1]),

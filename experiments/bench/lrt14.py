@@ -66,7 +66,13 @@ def run(name: str = "letter_amf", n_trees: int = 100, n_batches: int = 100) -> p
     for method, fn in methods.items():
         model, seconds = fn()
         rows.append(
-            {"method": method, "training s": seconds, "test accuracy": float(np.mean(model.predict(X_test) == y_test))}
+            {
+                "method": method,
+                "training rows": len(y),
+                "trees": n_trees,
+                "training s": seconds,
+                "test accuracy": float(np.mean(model.predict(X_test) == y_test)),
+            }
         )
     table = pd.DataFrame(rows)
     mf = table["training s"].iloc[0]

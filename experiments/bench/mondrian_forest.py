@@ -55,6 +55,8 @@ def run(
                 {
                     "n_jobs": n_jobs,
                     "what": name,
+                    "samples": n_samples,
+                    "trees": n_trees,
                     "seconds": seconds,
                     "us per tree per sample": seconds * microseconds,
                 }
