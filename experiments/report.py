@@ -128,8 +128,7 @@ def unreachable(figure_id: str, profile: str) -> list[str]:
 
 def not_run_reason(figure_id: str, profiles) -> str:
     """Why a figure has no drawn run, and what to do about it."""
-    paths = [p for p in ("paper", FALLBACK_PROFILE) if p in profiles]
-    missing = {p: unreachable(figure_id, p) for p in paths}
+    missing = {p: unreachable(figure_id, p) for p in ("paper", FALLBACK_PROFILE) if p in profiles}
     if all(missing.values()):
         names = sorted({n for ns in missing.values() for n in ns})
         files = ", ".join(f"datasets/{n}.yaml" for n in names)
