@@ -65,8 +65,10 @@ def warm_up_rows(y: np.ndarray, classes) -> np.ndarray:
     return np.sort(np.concatenate([np.flatnonzero(y == c)[:3] for c in classes]))
 
 
-def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, online: bool, classes) -> None:
-    """Fit (online: in two updates) a throw-away model on a few rows and predict a few test rows with it."""
+def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, dataset: Dataset, online: bool) -> None:
+    """Fit (online: in two updates) a throw-away model on a few rows of (X, y), the dataset's training rows in the
+    order they will be learnt, and predict a few test rows with it."""
+    classes = dataset.classes if dataset.task == "classification" else None
     rows = warm_up_rows(y, classes)
     estimator = model()
     if online:
@@ -76,7 +78,7 @@ def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, o
     else:
         estimator.fit(X[rows], y[rows])
     predict = estimator.predict_proba if hasattr(estimator, "predict_proba") else estimator.predict
-    predict(X_test[:10])
+    predict(dataset.X_test[:10])
 
 
 def run(
@@ -108,7 +110,7 @@ def run(
     estimator = model()
     online = refit == "auto" and hasattr(estimator, "partial_fit")
     fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
-    warm_up(model, X, y, dataset.X_test, online, dataset.classes if dataset.task == "classification" else None)
+    warm_up(model, X, y, dataset, online)
     rows, train_time = [], 0.0
     for a, b in itertools.pairwise(bounds):
         start = time.perf_counter()

@@ -41,7 +41,7 @@ def run(model: Callable, dataset: Dataset, seed: int, max_points: int = 5000) ->
     estimator = model()
     online = hasattr(estimator, "partial_fit")
     fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
-    warm_up(model, X, y, dataset.X_test, online, fit_kwargs)
+    warm_up(model, X, y, dataset, online)
     start = time.perf_counter()
     if online:
         estimator.partial_fit(X, y, **fit_kwargs)
