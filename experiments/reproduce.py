@@ -39,10 +39,12 @@ def figure_trials(cfg: DictConfig, trial_overrides: list[str] = ()) -> list[dict
     for point in grid_overrides(profile_settings(cfg).grid):
         others = tuple(o for o in point if not o.startswith("seed="))
         if others not in composed:
-            composed[others] = compose([*fixed, *trial_overrides, *others])
-        root = composed[others]
-        for seed in (o for o in point if o.startswith("seed=")):
-            root.seed = parse(seed).value()
+            root = compose([*fixed, *trial_overrides, *others])
+            composed[others] = root, root.seed  # the seed a point without one of its own keeps
+        root, seed = composed[others]
+        for override in (o for o in point if o.startswith("seed=")):
+            seed = parse(override).value()
+        root.seed = seed
         trials.append(trial_config(root))
     return trials
 

@@ -65,3 +65,11 @@ def test_figure_trials_compose_each_seed_as_its_own_grid_point_would(figure_id):
     trials = figure_trials(cfg, ["seed=0"])
     assert trials == one_by_one
     assert len({t["seed"] for t in trials}) == 2 and trials[0] != trials[1]
+
+
+def test_figure_trials_keep_the_default_seed_where_a_grid_point_sets_none(monkeypatch):
+    """A grid point without a seed of its own has the composed seed, whatever seed a point before it set."""
+    cfg = compose(["figure=bsp-fig8", "profile=quick"])
+    cfg.figure.profiles.quick.grid = [{"seed": [5]}, {}]  # the second point: no override at all
+    first, second = figure_trials(cfg, ["seed=2"])
+    assert first["seed"] == 5 and second["seed"] == 2
