@@ -259,18 +259,28 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(reports: list[FigureReport], source: str) -> str:
-    counts = {v: sum(r.verdict == v for r in reports) for v in (REPRODUCED, NOT_REPRODUCED, NOT_RUN)}
-    out = [
-        "# Reproduction report",
-        "",
+def verdict_counts(reports: list[FigureReport]) -> str:
+    """'N reproduced, N not reproduced, N not run'."""
+    return ", ".join(f"{sum(r.verdict == v for r in reports)} {v}" for v in (REPRODUCED, NOT_REPRODUCED, NOT_RUN))
+
+
+def intro(reports: list[FigureReport], source: str) -> list[str]:
+    """The report's opening paragraphs (Markdown prose), shared by both formats."""
+    return [
         f"Built {datetime.now(UTC):%Y-%m-%d %H:%M UTC} by `make report` from the MLflow store `{source}`. "
-        f"{len(reports)} figure and table ids: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + ".",
-        "",
+        f"{len(reports)} figure and table ids: {verdict_counts(reports)}.",
         "A figure is *reproduced* when every claim of the paper checked on it holds on the measured numbers, *not "
         "reproduced* when one does not (each such claim says why), *not run* when no drawn run of it exists (with the "
         "reason). The links open the runs in the MLflow UI: start it with `make ui`. Regenerate everything with "
         "`make figures`, one figure with `make reproduce-figure FIG=<id>`.",
+    ]
+
+
+def to_markdown(reports: list[FigureReport], source: str) -> str:
+    out = ["# Reproduction report"]
+    for paragraph in intro(reports, source):
+        out += ["", paragraph]
+    out += [
         "",
         "| id | paper | profile | claims holding | verdict |",
         "|---|---|---|---|---|",
@@ -315,10 +325,9 @@ def _html_prose(text: str) -> str:
     return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", _html_text(text))
 
 
-def to_html(reports: list[FigureReport], markdown: str) -> str:
+def to_html(reports: list[FigureReport], source: str) -> str:
     """The report as one HTML page that opens offline (images by relative path, no script, no remote style)."""
-    intro = markdown.split("\n| id |", 1)[0].split("\n", 2)[2]
-    body = [f"<p>{_html_prose(p)}</p>" for p in intro.strip().split("\n\n")]
+    body = [f"<p>{_html_prose(p)}</p>" for p in intro(reports, source)]
     body.append("<table><tr><th>id</th><th>profile</th><th>claims holding</th><th>verdict</th></tr>")
     body += [
         f'<tr><td><a href="#{r.id}">{r.id}</a></td><td>{r.profile or "-"}</td><td>{r.tally}</td>'
@@ -386,9 +395,8 @@ def build_report(tracker: Tracker, out: Path, ui: str = "http://127.0.0.1:5000")
     reader, known = Reader(tracker, out.parent, ui), explanations()
     ids = sorted(figure_ids(), key=figure_order)
     reports = [reader.figure(figure_id, known.get(figure_id, {})) for figure_id in ids]
-    markdown = to_markdown(reports, tracker.uri)
-    out.write_text(markdown)
-    out.with_suffix(".html").write_text(to_html(reports, markdown))
+    out.write_text(to_markdown(reports, tracker.uri))
+    out.with_suffix(".html").write_text(to_html(reports, tracker.uri))
     return reports
 
 
@@ -401,8 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     tracking = compose([]).tracking
     tracker = Tracker(args.uri or tracking.uri, tracking.artifact_root)
     reports = build_report(tracker, args.out, args.ui)
-    counts = {v: sum(r.verdict == v for r in reports) for v in (REPRODUCED, NOT_REPRODUCED, NOT_RUN)}
-    print(f"{args.out} and {args.out.with_suffix('.html')}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    print(f"{args.out} and {args.out.with_suffix('.html')}: {verdict_counts(reports)}")
     unexplained = [f"{r.id}: {c['statement']}" for r in reports for c in r.claims if not c["passed"] and not c["why"]]
     for line in unexplained:
         print(f"  no explanation recorded in {EXPLANATIONS.relative_to(CONF_DIR.parent)} for {line}")
