@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -67,18 +68,21 @@ def warm_up_rows(y: np.ndarray, classes) -> np.ndarray:
 
 def warm_up(model: Callable, X: np.ndarray, y: np.ndarray, dataset: Dataset, online: bool) -> None:
     """Fit (online: in two updates) a throw-away model on a few rows of (X, y), the dataset's training rows in the
-    order they will be learnt, and predict a few test rows with it."""
+    order they will be learnt, and predict a few test rows with it. Its warnings are silenced: they are about its
+    few rows (e.g. scikit-learn's "more than 50% unique classes" on a half of 3 rows per class), not about the trial."""
     classes = dataset.classes if dataset.task == "classification" else None
     rows = warm_up_rows(y, classes)
     estimator = model()
-    if online:
-        first, second = rows[: len(rows) // 2], rows[len(rows) // 2 :]
-        estimator.partial_fit(X[first], y[first], **({} if classes is None else {"classes": classes}))
-        estimator.partial_fit(X[second], y[second])
-    else:
-        estimator.fit(X[rows], y[rows])
-    predict = estimator.predict_proba if hasattr(estimator, "predict_proba") else estimator.predict
-    predict(dataset.X_test[:10])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if online:
+            first, second = rows[: len(rows) // 2], rows[len(rows) // 2 :]
+            estimator.partial_fit(X[first], y[first], **({} if classes is None else {"classes": classes}))
+            estimator.partial_fit(X[second], y[second])
+        else:
+            estimator.fit(X[rows], y[rows])
+        predict = estimator.predict_proba if hasattr(estimator, "predict_proba") else estimator.predict
+        predict(dataset.X_test[:10])
 
 
 def run(

@@ -217,3 +217,18 @@ def test_fractions_warms_up_a_grid_searched_model_on_many_classes():
         warnings.simplefilter("error")  # nor the warning that a class has fewer members than folds
         result = fractions.run(model, data, seed=0, n_batches=1)
     assert len(result.curves) == 1 and 0 <= result.curves["accuracy"].iloc[0] <= 1
+
+
+def test_fractions_warm_up_of_an_online_model_on_many_classes_is_silent():
+    """The online warm-up learns 3 rows of each class in two halves: 39 rows of 26 classes, which scikit-learn's
+    target check flags as "more than 50% unique classes" (it filled lrt14-fig3's log); the trial's own mini-batches
+    (300 rows here) are not silenced."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(600, 4)), np.repeat(np.arange(26), 600 // 26 + 1)[:600]
+    data = split("letters", "classification", X, y, test_size=0.5, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = fractions.run(
+            lambda: MondrianForestClassifier(n_estimators=2, random_state=0), data, seed=0, n_batches=1
+        )
+    assert len(result.curves) == 1
