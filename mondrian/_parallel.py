@@ -5,27 +5,39 @@ own random stream, and sums over trees are always taken in tree order.
 """
 
 import itertools
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from joblib import effective_n_jobs
 
+_DONE = object()
+
 
 def for_each(fn: Callable, items: Sequence, n_jobs) -> None:
-    """Call fn(item) for every item, on up to n_jobs threads."""
+    """Call fn(item) for every item, on up to n_jobs threads.
+
+    Each thread takes the next item left when it is done with one, so a thread slowed by the machine's other work
+    (or a costlier item) takes fewer items than the others instead of holding the rest back."""
     n_workers = max(1, min(effective_n_jobs(n_jobs), len(items)))
     if n_workers == 1:
         for item in items:
             fn(item)
         return
+    remaining, lock = iter(items), threading.Lock()
 
-    def run(chunk):
-        for item in chunk:
+    def next_item():
+        with lock:
+            return next(remaining, _DONE)
+
+    def run():
+        while (item := next_item()) is not _DONE:
             fn(item)
 
     with ThreadPoolExecutor(n_workers) as pool:
-        list(pool.map(run, [items[k::n_workers] for k in range(n_workers)]))
+        for done in [pool.submit(run) for _ in range(n_workers)]:
+            done.result()
 
 
 def row_blocks(n_rows: int, n_jobs) -> list[slice]:
