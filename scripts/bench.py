@@ -99,6 +99,16 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         "AUC: one-vs-rest macro average for more than two classes. onelearn fits with one partial_fit call on the "
         "training array (its compiled loop).",
         "",
+        "The machine's two-thread gain beside each dataset's fits (experiments/bench/threads.py): after each pair "
+        "of fits, one thread follows a random cycle through an array as large as one tree, then two threads do the "
+        "same work, half each, through arrays of their own; the shortest times over all the pairs. Its work is what "
+        "dominates a tree's fit, memory latency, with nothing else in it, so the fits' n_jobs=2 gain can be read "
+        "against it.",
+        "",
+        _markdown(
+            tables["machine"], {"MB per thread": ".1f", "1 thread s": ".3f", "2 threads s": ".3f", "gain": ".2f"}
+        ),
+        "",
         "### (c) Memory after the batch fit",
         "",
         _markdown(tables["memory"], {"nodes per tree": ".0f", "MB in nodes": ".1f", "MB held": ".1f"}),

@@ -20,7 +20,7 @@ are shuffled once with a fixed seed (``SHUFFLE_SEED``); its features are scaled 
     on a prefix of the stream, and every learner's log loss on that prefix is given too, so that every learner is
     compared on the same rows.
 (b) Batch: fit on a stratified 70/30 split (scaler fitted on the training part), then predict the test part: fit
-    seconds (the shortest of 3 fits of fresh models; ours: of 5 fits with n_jobs=1 and 5 with n_jobs=2, taken in
+    seconds (the shortest of 3 fits of fresh models; ours: of 10 fits with n_jobs=1 and 10 with n_jobs=2, taken in
     turn, so that the ratio of the two compares like with like) and predict seconds, accuracy, log loss, AUC
     (one-vs-rest macro average for more than two classes). Ours with n_jobs=1 and 2, onelearn (one ``partial_fit``
     on the training array), and scikit-learn's ExtraTreesClassifier (as many trees, one thread) for scale.
@@ -44,6 +44,7 @@ import pandas as pd
 from sklearn.ensemble import ExtraTreesClassifier
 from sklearn.metrics import accuracy_score, roc_auc_score
 
+from experiments.bench.threads import PointerChase
 from experiments.data import load
 from mondrian.amf import AMFClassifier
 
@@ -167,7 +168,7 @@ def _timed(fn):
 
 
 FIT_REPEATS = 3
-PAIRED_FIT_REPEATS = 5  # ours with n_jobs=1 and 2, whose ratio is a target
+PAIRED_FIT_REPEATS = 10  # ours with n_jobs=1 and 2, whose ratio is a target
 
 
 def _best_of(fn, repeats: int = FIT_REPEATS):
@@ -343,7 +344,7 @@ def onelearn_bytes_held(model) -> int:
     return samples + sum(sum(getattr(t.nodes, f).nbytes for f in ONELEARN_NODE_ARRAYS) for t in forest.trees)
 
 
-def batch(name: str, seed: int) -> tuple[list[dict], list[dict]]:
+def batch(name: str, seed: int) -> tuple[list[dict], list[dict], dict]:
     data = load(name, test_size=0.3, fit_scaler_on="train", seed=SHUFFLE_SEED)
     X, y, Xt, yt = data.X_train, data.y_train.astype(np.int64), data.X_test, data.y_test.astype(np.int64)
     n_classes = len(data.classes)
@@ -364,8 +365,9 @@ def batch(name: str, seed: int) -> tuple[list[dict], list[dict]]:
             }
         )
 
-    # n_jobs=1 and 2 fits alternate, so that a slow spell of the machine slows both alike
-    models, best = {1: None, 2: None}, {1: np.inf, 2: np.inf}
+    # n_jobs=1 and 2 fits alternate, so that a slow spell of the machine slows both alike; after each pair, the
+    # machine's own two-thread gain on memory as large as a tree (PointerChase), the reference for theirs
+    models, best, reference = {1: None, 2: None}, {1: np.inf, 2: np.inf}, None
     for _ in range(PAIRED_FIT_REPEATS):
         for n_jobs in models:
             models[n_jobs] = None  # freed before the next fit, as in _best_of
@@ -373,6 +375,10 @@ def batch(name: str, seed: int) -> tuple[list[dict], list[dict]]:
                 lambda n_jobs=n_jobs: AMFClassifier(random_state=seed, n_jobs=n_jobs, **SETTINGS).fit(X, y)
             )
             best[n_jobs] = min(best[n_jobs], seconds)
+        if reference is None:
+            tree_bytes = ours_bytes_per_node(models[1]) * np.mean([tree.n_nodes for tree in models[1].trees_])
+            reference = PointerChase(tree_bytes)
+        reference.time_pair()
     for n_jobs, model in models.items():
         proba, predict_s = _timed(lambda model=model: model.predict_proba(Xt))
         record(f"ours fit, n_jobs={n_jobs}", best[n_jobs], predict_s, proba)
@@ -390,6 +396,13 @@ def batch(name: str, seed: int) -> tuple[list[dict], list[dict]]:
             "MB held": ours_bytes_held(model) / 1e6,
         }
     )
+    machine = {
+        "dataset": name,
+        "MB per thread": reference.arrays[0].nbytes / 1e6,
+        "1 thread s": reference.best[1],
+        "2 threads s": reference.best[2],
+        "gain": reference.gain,
+    }
 
     extra, fit_s = _best_of(
         lambda: ExtraTreesClassifier(n_estimators=SETTINGS["n_estimators"], random_state=seed, n_jobs=1).fit(X, y)
@@ -419,11 +432,13 @@ def batch(name: str, seed: int) -> tuple[list[dict], list[dict]]:
             "MB held": onelearn_bytes_held(ol) / 1e6,
         }
     )
-    return rows, memory
+    return rows, memory, machine
 
 
 # -- the whole benchmark --------------------------------------------------------------------------------------
-def _ratio_rows(online_table: pd.DataFrame, batch_table: pd.DataFrame, memory_table: pd.DataFrame) -> pd.DataFrame:
+def _ratio_rows(
+    online_table: pd.DataFrame, batch_table: pd.DataFrame, memory_table: pd.DataFrame, machine_table: pd.DataFrame
+) -> pd.DataFrame:
     """The targets as ratios (speed: ours / peer; bytes: ours / onelearn), per dataset."""
     rows = []
     for name in online_table["dataset"].unique():
@@ -445,6 +460,7 @@ def _ratio_rows(online_table: pd.DataFrame, batch_table: pd.DataFrame, memory_ta
         if len(ba):
             row["fit n_jobs=1 vs onelearn (>= 2)"] = ba["onelearn partial_fit (whole array)"] / ba["ours fit, n_jobs=1"]
             row["fit n_jobs=2 vs n_jobs=1 (>= 1.7)"] = ba["ours fit, n_jobs=1"] / ba["ours fit, n_jobs=2"]
+            row["the machine's 2-thread gain then (reference)"] = machine_table.set_index("dataset").loc[name, "gain"]
             row["fit n_jobs=1 vs scikit-learn ExtraTrees"] = (
                 ba["scikit-learn ExtraTrees fit"] / ba["ours fit, n_jobs=1"]
             )
@@ -463,22 +479,24 @@ def run(
     do_batch: bool = True,
     log=print,
 ) -> dict[str, pd.DataFrame]:
-    online_rows_all, checks_all, batch_rows_all, memory_rows_all = [], [], [], []
+    online_rows_all, checks_all, batch_rows_all, memory_rows_all, machine_rows = [], [], [], [], []
     for name in datasets:
         start = time.perf_counter()
         rows, checks = online(name, online_rows, prefix_rows, tuple(seeds), river)
         online_rows_all += rows
         checks_all.append({"dataset": name, **checks})
         if do_batch:
-            rows, memory = batch(name, seeds[0])
+            rows, memory, machine = batch(name, seeds[0])
             batch_rows_all += rows
             memory_rows_all += memory
+            machine_rows.append(machine)
         log(f"{name}: {time.perf_counter() - start:.0f} s")
     tables = {
         "online": pd.DataFrame(online_rows_all),
         "batch": pd.DataFrame(batch_rows_all),
         "memory": pd.DataFrame(memory_rows_all),
+        "machine": pd.DataFrame(machine_rows),
         "checks": pd.DataFrame(checks_all),
     }
-    tables["ratios"] = _ratio_rows(tables["online"], tables["batch"], tables["memory"])
+    tables["ratios"] = _ratio_rows(tables["online"], tables["batch"], tables["memory"], tables["machine"])
     return tables
