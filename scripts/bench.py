@@ -101,9 +101,10 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         "",
         "The machine's two-thread gain beside each dataset's fits (experiments/bench/threads.py): after each pair "
         "of fits, one thread follows a random cycle through an array as large as one tree, then two threads do the "
-        "same work, half each, through arrays of their own; the shortest times over all the pairs. Its work is what "
-        "dominates a tree's fit, memory latency, with nothing else in it, so the fits' n_jobs=2 gain can be read "
-        "against it.",
+        "same work, half each, through arrays of their own; the shortest times over all the pairs. It is the kind "
+        "of work that dominates a tree's fit, memory latency, with nothing else in it: what two threads could gain "
+        "on the machine then. On a shared virtual machine it drifts from run to run and from dataset to dataset, "
+        "as the fits' n_jobs=2 gain does, and the two need not drift together.",
         "",
         _markdown(
             tables["machine"], {"MB per thread": ".1f", "1 thread s": ".3f", "2 threads s": ".3f", "gain": ".2f"}

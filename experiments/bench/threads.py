@@ -4,7 +4,7 @@ A tree's fit walks its nodes in an order set by the data, so most of its time go
 threads gain what the machine's caches and memory let them: on a virtual machine whose host is busy, that can be
 well below 2, and it drifts from second to second. ``PointerChase`` times the same kind of work with nothing else
 in it (each thread follows a random cycle through an array of its own, as large as one tree), one thread against
-two, so that a gain measured beside it can be read against what the machine gave at that moment.
+two: what two threads could gain on the machine beside the timings it is measured with.
 """
 
 from __future__ import annotations
