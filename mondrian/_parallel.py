@@ -25,6 +25,8 @@ def for_each(fn: Callable, items: Sequence, n_jobs) -> None:
         for item in items:
             fn(item)
         return
+    # one task per thread pulling from a shared iterator: a task per item (pool.map) doubles the ~0.2 ms a call costs,
+    # which one-sample predict and partial_fit calls would pay
     remaining, lock = iter(items), threading.Lock()
 
     def next_item():
