@@ -4,8 +4,10 @@ For every registered figure and table id it reads the latest drawn figure run in
 first, then offline, then quick): the image, the settings it was drawn from (settings.json), the paper's claims with
 the measured numbers and their verdicts (claims.json), and links to the runs in the MLflow UI. A claim that does not
 hold carries the one-line explanation recorded in conf/report/explanations.yaml. A figure with no drawn run says why
-(its datasets cannot be had here, or it has not been run). Writes REPORT.md and REPORT.html (opens offline, images
-beside it) side by side.
+(its datasets cannot be had here, or it has not been run). Every figure, run or not, lists what its config records
+(keys ``unspecified`` and ``readings`` of conf/figure/<id>.yaml): the settings the paper does not give, and the
+readings that differ from the paper's text, each with the value run and why. Writes REPORT.md and REPORT.html (opens
+offline, images beside it) side by side.
 """
 
 from __future__ import annotations
@@ -47,6 +49,27 @@ EXPLANATIONS = CONF_DIR / "report" / "explanations.yaml"
 REPRODUCED, NOT_REPRODUCED, NOT_RUN = "reproduced", "not reproduced", "not run"
 
 
+@dataclass(frozen=True)
+class RecordKind:
+    """A list a figure config records beside its grid: its key, its title in the report, its entries' fields and
+    their column headings."""
+
+    key: str
+    title: str
+    fields: tuple[str, ...]
+    headings: tuple[str, ...]
+
+
+RECORD_KINDS = (
+    RecordKind(
+        "unspecified", "Settings the paper does not give", ("setting", "value", "why"), ("setting", "value run", "why")
+    ),
+    RecordKind(
+        "readings", "Readings that differ from the text", ("text", "run", "why"), ("the text", "what runs", "why")
+    ),
+)
+
+
 @dataclass
 class FigureReport:
     """One figure id as the report shows it."""
@@ -64,6 +87,7 @@ class FigureReport:
     links: dict[str, str] = field(default_factory=dict)  # label -> MLflow UI address
     drawn_at: str = ""
     commit: str = ""
+    records: dict[str, list[dict] | None] = field(default_factory=dict)  # RecordKind.key -> entries, None: not recorded
 
     @property
     def tally(self) -> str:
@@ -90,6 +114,30 @@ def description(figure_id: str) -> str:
             break
         lines.append(line.lstrip("# ").rstrip())
     return " ".join(lines)
+
+
+def records(figure_id: str) -> dict[str, list[dict] | None]:
+    """The figure config's lists of RECORD_KINDS (None for a list it does not have), each entry checked to have
+    exactly its kind's fields, each a non-empty string."""
+    path = CONF_DIR / "figure" / f"{figure_id}.yaml"
+    config = yaml.safe_load(path.read_text())
+    found = {}
+    for kind in RECORD_KINDS:
+        entries = config.get(kind.key)
+        if entries is not None and not isinstance(entries, list):
+            raise ValueError(f"{path.name}: {kind.key} must be a list of entries, not {entries!r}")
+        for number, item in enumerate(entries or [], 1):
+            if not (
+                isinstance(item, dict)
+                and item.keys() == set(kind.fields)
+                and all(isinstance(v, str) and v.strip() for v in item.values())
+            ):
+                raise ValueError(
+                    f"{path.name}: {kind.key} entry {number} {item!r} must have exactly the fields "
+                    f"{', '.join(kind.fields)}, each a non-empty string (quote numbers)"
+                )
+        found[kind.key] = entries
+    return found
 
 
 def explanations() -> dict[str, dict[str, str]]:
@@ -173,9 +221,11 @@ class Reader:
     def figure(self, figure_id: str, known: dict[str, str]) -> FigureReport:
         cfg = compose([f"figure={figure_id}"])
         profiles = list(cfg.figure.profiles)
-        run = self.latest_drawn(figure_id)
+        run, listed = self.latest_drawn(figure_id), records(figure_id)
         if run is None:
-            return FigureReport(figure_id, description(figure_id), NOT_RUN, not_run_reason(figure_id, profiles))
+            return FigureReport(
+                figure_id, description(figure_id), NOT_RUN, not_run_reason(figure_id, profiles), records=listed
+            )
         with tempfile.TemporaryDirectory() as tmp:
             claims = json.loads(self.artifact(run, "claims.json", Path(tmp)).read_text())["claims"]
             names = {a.path for a in self.client.list_artifacts(run.info.run_id)}
@@ -208,6 +258,7 @@ class Reader:
                 "%Y-%m-%d %H:%M UTC"
             ),
             commit=short_commit(run.data.tags.get("git_commit", "")),
+            records=listed,
         )
 
 
@@ -259,6 +310,25 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def recorded(report: FigureReport) -> list[tuple[RecordKind, str, list[list[str]]]]:
+    """Per RECORD_KINDS: the kind, the lead-in line (Markdown prose) and the table's rows (none: no table), shared by
+    both formats."""
+    out = []
+    for kind in RECORD_KINDS:
+        entries = report.records.get(kind.key)
+        if entries is None:
+            lead = f"{kind.title}: not recorded yet (`{kind.key}` in conf/figure/{report.id}.yaml)."
+        else:
+            lead = f"{kind.title}:" if entries else f"{kind.title}: none."
+        out.append((kind, lead, [[e[f] for f in kind.fields] for e in entries or []]))
+    return out
+
+
+def unrecorded(reports: list[FigureReport]) -> list[str]:
+    """'figure id: key' for every list of RECORD_KINDS a figure config does not have yet."""
+    return [f"{r.id}: {kind.key}" for r in reports for kind in RECORD_KINDS if r.records.get(kind.key) is None]
+
+
 def verdict_counts(reports: list[FigureReport]) -> str:
     """'N reproduced, N not reproduced, N not run'."""
     return ", ".join(f"{sum(r.verdict == v for r in reports)} {v}" for v in (REPRODUCED, NOT_REPRODUCED, NOT_RUN))
@@ -274,6 +344,16 @@ def intro(reports: list[FigureReport], source: str) -> list[str]:
         "reason). The links open the runs in the MLflow UI: start it with `make ui`. Regenerate everything with "
         "`make figures`, one figure with `make reproduce-figure FIG=<id>`.",
     ]
+
+
+def _markdown_records(report: FigureReport) -> list[str]:
+    out = []
+    for kind, lead, rows in recorded(report):
+        out += ["", lead]
+        if rows:
+            out += ["", "| " + " | ".join(kind.headings) + " |", "|" + "---|" * len(kind.headings)]
+            out += ["| " + " | ".join(map(_cell, row)) + " |" for row in rows]
+    return out
 
 
 def to_markdown(reports: list[FigureReport], source: str) -> str:
@@ -297,6 +377,7 @@ def to_markdown(reports: list[FigureReport], source: str) -> str:
         out += ["", f'<a id="{r.id}"></a>', f"### {r.id}: {headline(r)}", "", r.description, ""]
         if r.verdict == NOT_RUN:
             out.append(f"Not run: {r.reason}.")
+            out += _markdown_records(r)
             continue
         out += [f"![{r.id}]({r.image})", "", f"Settings: {settings_line(r)}. Drawn {r.drawn_at}, commit `{r.commit}`."]
         if r.paper_missing:
@@ -305,6 +386,7 @@ def to_markdown(reports: list[FigureReport], source: str) -> str:
                 f"Drawn at profile {r.profile}: the paper profile's datasets ({', '.join(r.paper_missing)}) "
                 f"cannot be had on this machine.",
             ]
+        out += _markdown_records(r)
         if r.tables:
             out += ["", "Table: " + ", ".join(f"[{Path(t).suffix[1:]}]({t})" for t in r.tables)]
         out += ["", "| claim | measured | verdict |", "|---|---|---|"]
@@ -323,6 +405,17 @@ def _html_text(text: str) -> str:
 def _html_prose(text: str) -> str:
     """The report's own Markdown prose (`code` and *emphasis*) as HTML."""
     return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", _html_text(text))
+
+
+def _html_records(report: FigureReport) -> list[str]:
+    body = []
+    for kind, lead, rows in recorded(report):
+        body.append(f"<p>{_html_text(lead)}</p>")
+        if rows:
+            body.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in kind.headings) + "</tr>")
+            body += ["<tr>" + "".join(f"<td>{_html_text(v)}</td>" for v in row) + "</tr>" for row in rows]
+            body.append("</table>")
+    return body
 
 
 def to_html(reports: list[FigureReport], source: str) -> str:
@@ -344,6 +437,7 @@ def to_html(reports: list[FigureReport], source: str) -> str:
         body.append(f"<p>{_html_text(r.description)}</p>")
         if r.verdict == NOT_RUN:
             body.append(f"<p>Not run: {_html_text(r.reason)}.</p>")
+            body += _html_records(r)
             continue
         body.append(f'<img src="{html.escape(r.image)}" alt="{r.id}">')
         body.append(
@@ -354,6 +448,7 @@ def to_html(reports: list[FigureReport], source: str) -> str:
                 f"<p>Drawn at profile {r.profile}: the paper profile's datasets "
                 f"({html.escape(', '.join(r.paper_missing))}) cannot be had on this machine.</p>"
             )
+        body += _html_records(r)
         if r.tables:
             body.append(
                 "<p>Table: "
@@ -413,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     unexplained = [f"{r.id}: {c['statement']}" for r in reports for c in r.claims if not c["passed"] and not c["why"]]
     for line in unexplained:
         print(f"  no explanation recorded in {EXPLANATIONS.relative_to(CONF_DIR.parent)} for {line}")
+    for line in unrecorded(reports):
+        print(f"  not recorded yet in its figure config: {line}")
     return 0
 
 

@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from omegaconf import open_dict
 
 from experiments import regenerate, report, reproduce
+from experiments.config import compose, to_plain
+from experiments.reproduce import figure_trials
 from experiments.tracking import Tracker
+from experiments.trial import trial_hash
 
 
 def _unreachable_but_amf_copies(trials):
@@ -103,3 +107,112 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
     assert amf_fig12["trees"] == [1, 2, 5] and amf_fig12["seeds"] == [0]
     assert amf_fig12["datasets"] == ["adult", "spambase"]
     assert "trees 1, 2, 5" in markdown
+
+
+def _drawn(records: dict) -> report.FigureReport:
+    return report.FigureReport(
+        "amf-fig1",
+        "a figure",
+        report.REPRODUCED,
+        claims=[{"statement": "it holds", "measured": "1", "passed": True, "why": ""}],
+        settings={"profile": "paper", "trials": 1},
+        profile="paper",
+        image="figures/amf-fig1.png",
+        records=records,
+    )
+
+
+RECORDED = {
+    "unspecified": [{"setting": "number of trees", "value": "10", "why": "the text gives `M` | no value"}],
+    "readings": [{"text": '"100 trees"', "run": "10 trees", "why": "the quick <profile>"}],
+}
+
+
+def test_recorded_lists_are_tables_after_the_settings_in_markdown():
+    markdown = report.to_markdown([_drawn(RECORDED)], "store")
+    settings, unspecified, readings, claims = (
+        markdown.index("Settings: profile paper"),
+        markdown.index("Settings the paper does not give:\n\n| setting | value run | why |\n|---|---|---|\n"),
+        markdown.index("Readings that differ from the text:\n\n| the text | what runs | why |\n|---|---|---|\n"),
+        markdown.index("| claim | measured | verdict |"),
+    )
+    assert settings < unspecified < readings < claims
+    assert "| number of trees | 10 | the text gives `M` \\| no value |" in markdown
+    assert '| "100 trees" | 10 trees | the quick <profile> |' in markdown
+
+
+def test_recorded_lists_are_tables_in_html():
+    page = report.to_html([_drawn(RECORDED)], "store")
+    assert (
+        "<p>Settings the paper does not give:</p>\n<table><tr><th>setting</th><th>value run</th><th>why</th></tr>"
+        in (page)
+    )
+    assert "<tr><td>number of trees</td><td>10</td><td>the text gives <code>M</code> | no value</td></tr>" in page
+    assert "<p>Readings that differ from the text:</p>\n<table><tr><th>the text</th><th>what runs</th>" in page
+    assert "<tr><td>&quot;100 trees&quot;</td><td>10 trees</td><td>the quick &lt;profile&gt;</td></tr>" in page
+    assert page.index("<p>Settings: profile paper") < page.index("Settings the paper does not give")
+
+
+@pytest.mark.parametrize("render", [report.to_markdown, report.to_html])
+def test_empty_and_missing_lists_say_none_and_not_recorded(render):
+    empty = _drawn({"unspecified": [], "readings": None})
+    not_run = report.FigureReport("bsp-fig8", "maps", report.NOT_RUN, "its files cannot be had", records={})
+    text = render([empty, not_run], "store")
+    assert text.count("Settings the paper does not give: none.") == 1
+    assert "<th>setting</th>" not in text and "| setting |" not in text
+    readings_missing = "Readings that differ from the text: not recorded yet ({}readings{} in conf/figure/{}.yaml)."
+    quotes = ("<code>", "</code>") if render is report.to_html else ("`", "`")
+    assert readings_missing.format(*quotes, "amf-fig1") in text
+    assert readings_missing.format(*quotes, "bsp-fig8") in text  # a figure not run still shows its lists
+    assert "Settings the paper does not give: not recorded yet (" + quotes[0] + "unspecified" in text
+    assert report.unrecorded([empty, not_run]) == ["amf-fig1: readings", "bsp-fig8: unspecified", "bsp-fig8: readings"]
+
+
+@pytest.mark.parametrize(
+    "entries, named",
+    [
+        ({"unspecified": {"setting": "a", "value": "b", "why": "c"}}, "unspecified must be a list"),
+        ({"unspecified": [{"setting": "a", "value": "b"}]}, "unspecified entry 1 {'setting': 'a', 'value': 'b'}"),
+        (
+            {"readings": [{"text": "a", "run": "b", "why": "c"}, {"text": "a", "run": "b", "why": "c", "extra": "d"}]},
+            "readings entry 2",
+        ),
+        ({"readings": [{"text": "a", "run": 10, "why": "c"}]}, "readings entry 1"),
+        ({"unspecified": [{"setting": "a", "value": "b", "why": " "}]}, "unspecified entry 1"),
+        ({"readings": [{"setting": "a", "value": "b", "why": "c"}]}, "readings entry 1"),
+    ],
+)
+def test_a_bad_entry_is_a_clear_error_naming_the_figure_and_the_entry(entries, named, tmp_path, monkeypatch):
+    (tmp_path / "figure").mkdir()
+    (tmp_path / "figure" / "amf-fig1.yaml").write_text(yaml.safe_dump({"id": "amf-fig1", **entries}))
+    monkeypatch.setattr(report, "CONF_DIR", tmp_path)
+    with pytest.raises(ValueError, match=re.escape(f"amf-fig1.yaml: {named}")):
+        report.records("amf-fig1")
+
+
+@pytest.mark.parametrize("figure_id", regenerate.figure_ids())
+def test_every_figure_config_records_its_lists_in_the_schema_and_composes(figure_id):
+    """Each entry has exactly the schema's fields (records raises otherwise), and Hydra composes the config with
+    them as written."""
+    listed = report.records(figure_id)
+    figure = to_plain(compose([f"figure={figure_id}"]).figure)
+    for kind in report.RECORD_KINDS:
+        assert figure.get(kind.key) == listed[kind.key]
+        assert all(entry.keys() == set(kind.fields) for entry in listed[kind.key] or [])
+
+
+def test_recorded_lists_do_not_change_a_figures_trials():
+    """The lists are notes for the report: a figure's trials (and so their hashes) are the same without them."""
+    noted = compose(
+        [
+            "figure=theory-leaves",
+            "profile=quick",
+            "++figure.unspecified=[{setting:a,value:b,why:c}]",
+            "++figure.readings=[{text:a,run:b,why:c}]",
+        ]
+    )
+    plain = noted.copy()
+    with open_dict(plain):
+        del plain.figure.unspecified, plain.figure.readings
+    assert "unspecified" not in plain.figure and noted.figure.readings[0].run == "b"
+    assert [trial_hash(t) for t in figure_trials(noted)] == [trial_hash(t) for t in figure_trials(plain)]
