@@ -114,17 +114,28 @@ class _PartitionForest(BaseEstimator):
             raise ValueError(f"lifetimes must be increasing, got {lifetimes}")
         return lifetimes
 
-    def _nested(self, X, lifetimes) -> np.ndarray:
-        """(lifetimes, rows, outputs): the mean over trees of each cell's mean encoded target, at each lifetime."""
+    def _nested(self, X, lifetimes, empty_only: bool = False) -> np.ndarray:
+        """(lifetimes, rows, outputs): the mean over trees of each cell's mean encoded target, at each lifetime; with
+        ``empty_only`` (one output), of the indicator that the cell holds no training point."""
         X = self._checked_X(X)
         lifetimes = self._checked_lifetimes(lifetimes)
-        empty = self._empty_value()
+        empty = 1.0 if empty_only else self._empty_value()
 
         def add(tree: MondrianTree, out: np.ndarray) -> None:
-            _cells.predict_nested(tree.nodes, tree.stats, X, lifetimes, empty, out)
+            stats = tree.stats
+            if empty_only:  # the counts with zero targets: a cell predicts 0, or 1 when it holds no point
+                stats = np.zeros((tree.stats.shape[0], 2))
+                stats[:, 0] = tree.stats[:, 0]
+            _cells.predict_nested(tree.nodes, stats, X, lifetimes, empty, out)
 
-        shape = (lifetimes.shape[0], X.shape[0], self._n_outputs)
+        shape = (lifetimes.shape[0], X.shape[0], 1 if empty_only else self._n_outputs)
         return sum_over_trees(add, self.trees_, shape, self.n_jobs) / len(self.trees_)
+
+    def empty_fraction(self, X, lifetime: float | None = None) -> np.ndarray:
+        """The fraction of the trees whose cell at each row of X (pruned at ``lifetime``, default the fitted
+        lifetime) holds no training point: where a tree predicts the empty cells' value (MGS20: 0), not the data."""
+        check_is_fitted(self)
+        return self._nested(X, [self.lifetime_ if lifetime is None else lifetime], empty_only=True)[0, :, 0]
 
 
 class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):

@@ -3,7 +3,8 @@
 - scikit-learn's estimator checks (domain="data": the checks feed data outside [0, 1]^d).
 - The forest is the mean of its trees' cell means (recomputed from the data: the training points in the cell of
   each query in each tree pruned at the lifetime), 0 in empty cells, at every lifetime up to the fitted one;
-  predict_nested equals predict lifetime by lifetime.
+  predict_nested equals predict lifetime by lifetime; empty_fraction is the share of trees whose cell (pruned at
+  the lifetime) holds no training point.
 - Deterministic given random_state, the same for every n_jobs, identical after pickling.
 - Clear errors for bad parameters, data outside [0, 1]^d with the default domain, lifetimes beyond the fitted one;
   a failing fit leaves a fitted forest unchanged.
@@ -47,11 +48,16 @@ def data(n=300, d=2, seed=0):
     return X, np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(n), rng.random((100, d))
 
 
+def held_in_cell(tree, X, query, lifetime):
+    """Which training points lie in the query's cell of the tree pruned at the lifetime."""
+    node = leaf_of(tree.nodes, query, lifetime)
+    return np.all((X >= tree.nodes.box_lower[node]) & (X <= tree.nodes.box_upper[node]), axis=1)  # noqa: SIM300
+
+
 def direct_prediction(forest, X, y, query, lifetime):
     values = []
     for tree in forest.trees_:
-        node = leaf_of(tree.nodes, query, lifetime)
-        held = np.all((X >= tree.nodes.box_lower[node]) & (X <= tree.nodes.box_upper[node]), axis=1)  # noqa: SIM300
+        held = held_in_cell(tree, X, query, lifetime)
         values.append(y[held].mean() if held.any() else forest.empty_value)
     return np.mean(values)
 
@@ -69,6 +75,17 @@ def test_predictions_are_means_of_the_trees_cell_means_at_every_lifetime(empty_v
         np.testing.assert_allclose(row, expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(nested[0], y.mean())  # lifetime 0: one cell
     np.testing.assert_array_equal(forest.predict(queries), nested[-1])
+
+
+def test_empty_fraction_is_the_share_of_trees_whose_cell_holds_no_training_point():
+    X, y, queries = data()
+    queries[:10] = 0.999  # beyond the data in the corner: some empty cells
+    forest = MondrianPartitionForestRegressor(5, lifetime=20.0, random_state=1).fit(X, y)
+    for lam in (1.0, 20.0):
+        empty = [[not held_in_cell(tree, X, q, lam).any() for q in queries] for tree in forest.trees_]
+        expected = np.mean(empty, axis=0)
+        np.testing.assert_array_equal(forest.empty_fraction(queries, lam), expected)
+    assert 0.0 < forest.empty_fraction(queries).max() < 1.0  # the default: the fitted lifetime, with empty cells
 
 
 def test_deterministic_thread_independent_and_picklable():
