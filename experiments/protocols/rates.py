@@ -5,7 +5,10 @@ lam_n = lifetime_scale * n^(1 / (d + 2 smoothness)) (MGS20's minimax choice for 
 that smoothness), or a fixed ``lifetime`` (a number, or "adaptive" for MGS20's STAR choice), and optionally
 M_n = ceil(trees_scale * n^trees_exponent) trees; its excess risk E[(f_hat(X) - f(X))^2] is measured against the
 noiseless regression function on the test points of the inner box [eps, 1 - eps]^d. An adaptive lifetime also
-records its choice and the risk of the best lifetime of its grid in hindsight (the oracle it competes with).
+records its choice and the risk of the best lifetime of its grid in hindsight (the oracle it competes with); a fixed
+one of a model with empty cells (MGS20's forests: ``empty_fraction``) records their share of the risk,
+mean((q f)^2) / risk with q(x) the fraction of trees whose cell at x holds no training point: the part of the error
+f_hat - f that the trees predicting 0 there make (for a single tree, the risk at the points whose cell is empty).
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ def run(
         risk = float(np.mean((estimator.predict(X_test) - truth) ** 2))
         row = {"step": n, "risk": risk, "lifetime": float(estimator.lifetime_)}
         chosen = getattr(estimator, "selection_", None)
+        if not chosen and hasattr(estimator, "empty_fraction"):  # the empty cells' part of the error: -q f
+            row["empty_share"] = float(np.mean((estimator.empty_fraction(X_test) * truth) ** 2)) / risk
         if chosen:  # an adaptive lifetime: its choice, and the best lifetime of its grid in hindsight (the oracle)
             grid_risks = np.mean((estimator.predict_nested(X_test, chosen["lifetimes"]) - truth) ** 2, axis=1)
             best = int(np.argmin(grid_risks))

@@ -40,6 +40,11 @@ def test_risk_against_f_with_lifetime_and_trees_following_n():
         forest.fit(data.X_train[:n], data.y_train[:n])
         truth = hoelder_function(data.X_test[inner], 1.0)
         assert row.risk == pytest.approx(np.mean((forest.predict(data.X_test[inner]) - truth) ** 2), rel=1e-12)
+        # predictions are affine in the empty cells' value, with slope q: the share of trees whose cell is empty
+        moved = forest.set_params(empty_value=1.0).predict(data.X_test[inner])
+        empty = moved - forest.set_params(empty_value=0.0).predict(data.X_test[inner])
+        assert row.empty_share == pytest.approx(np.mean((empty * truth) ** 2) / row.risk, rel=1e-9)
+    assert 0.0 < curves["empty_share"].iloc[0] < 1.0  # 100 points in about 50 cells: some empty
     assert result.summary["final_risk"] == curves["risk"].iloc[-1]
 
 
@@ -52,6 +57,7 @@ def test_fixed_and_adaptive_lifetimes_and_bad_sizes():
     )
     curves = adaptive.curves
     assert np.all(curves["chosen_lifetime"] <= curves["lifetime"]) and np.all(curves["risk"] >= 0)
+    assert "empty_share" in fixed.curves and "empty_share" not in curves  # the STAR mix is no single pruned forest
     forest = MondrianPartitionForestRegressor(3, lifetime="adaptive", random_state=0)
     forest.fit(data.X_train[:500], data.y_train[:500])
     truth = smooth_function(data.X_test)
