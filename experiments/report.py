@@ -325,8 +325,9 @@ def recorded(report: FigureReport) -> list[tuple[RecordKind, str, list[list[str]
 
 
 def unrecorded(reports: list[FigureReport]) -> list[str]:
-    """'figure id: key' for every list of RECORD_KINDS a figure config does not have yet."""
-    return [f"{r.id}: {kind.key}" for r in reports for kind in RECORD_KINDS if r.records.get(kind.key) is None]
+    """'figure id: key, key' for every figure whose config lacks lists of RECORD_KINDS."""
+    missing = {r.id: [k.key for k in RECORD_KINDS if r.records.get(k.key) is None] for r in reports}
+    return [f"{figure_id}: {', '.join(keys)}" for figure_id, keys in missing.items() if keys]
 
 
 def verdict_counts(reports: list[FigureReport]) -> str:
@@ -509,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in unexplained:
         print(f"  no explanation recorded in {EXPLANATIONS.relative_to(CONF_DIR.parent)} for {line}")
     for line in unrecorded(reports):
-        print(f"  not recorded yet in its figure config: {line}")
+        print(f"  not recorded yet in the figure config of {line}")
     return 0
 
 
