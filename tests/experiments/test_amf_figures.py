@@ -10,10 +10,21 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from omegaconf import OmegaConf
 from sklearn.ensemble import RandomForestClassifier
 
 from experiments.data import synthetic
-from experiments.figures import amf_fig1, amf_fig2, amf_fig3, amf_fig5, amf_fig7, amf_fig8
+from experiments.figures import (
+    amf_fig1,
+    amf_fig2,
+    amf_fig3,
+    amf_fig5,
+    amf_fig7,
+    amf_fig8,
+    amf_fig10,
+    amf_fig11,
+    amf_fig12,
+)
 from experiments.protocols import decision, depth, prunings, restriction
 from experiments.protocols.result import TrialResult
 from experiments.tracking import RunRecord
@@ -218,3 +229,70 @@ def test_fig8_claims_pass_and_catch_a_flat_depth():
     assert len(claims) == 2 and all(c.passed for c in claims), claims
     result.tables["grid"]["weighted_depth"] = 5.0
     assert not amf_fig8.claims([as_run(result, trial)], {})[1].passed
+
+
+# -- comparisons on real data (amf-fig10, 11, 12): the paper's claims on what the paper ran -------------------------
+def fake_run(dataset: str, method: str, curves: dict, seed: int = 0, n_trees: int = 10) -> RunRecord:
+    trial = {
+        "dataset": {"name": dataset},
+        "model": {"name": method, "estimator": {"n_estimators": n_trees}},
+        "seed": seed,
+    }
+    frame = pd.DataFrame(curves)
+    return RunRecord("test", "test", trial, {c: float(frame[c].iloc[-1]) for c in frame if c != "step"}, frame)
+
+
+def progressive_runs(final_loss: dict) -> list[RunRecord]:
+    """Runs whose average log loss falls from 1 to final_loss[dataset, method] over 100 steps."""
+    steps = np.arange(1, 101)
+    return [
+        fake_run(d, m, {"step": steps, amf_fig10.LOSS: np.linspace(1.0, loss, 100), amf_fig10.ACCURACY: 1 - loss / 2})
+        for (d, m), loss in final_loss.items()
+    ]
+
+
+def test_fig10_claims_are_on_the_papers_amf_against_the_methods_that_are_not_amf(tmp_path):
+    final = {}
+    for dataset in ("car", "spambase"):
+        final |= {(dataset, amf_fig10.PAPER_AMF): 0.3, (dataset, "AMF"): 0.2, (dataset, amf_fig10.MF): 0.4}
+        final |= {(dataset, "SGD"): 0.5, (dataset, "Dummy"): 0.9}
+    claims = check_figure(amf_fig10, progressive_runs(final))
+    assert len(claims) == 2 and all(c.statement.startswith(amf_fig10.PAPER_AMF) for c in claims)
+    assert all(c.passed for c in claims), claims  # the text's AMF, lower still, is not a rival
+    plt.close(amf_fig10.plot(progressive_runs(final), OmegaConf.create({"table": str(tmp_path / "fig10")})))
+    table = (tmp_path / "fig10.md").read_text()
+    assert "Final average accuracy" in table and "| spambase | 100 | 0.8500 | **0.9000** |" in table
+    final["spambase", amf_fig10.MF] = 0.25
+    assert not amf_fig10.claims(progressive_runs(final), {})[0].passed
+
+
+def test_fig11_and_fig12_claims_compare_the_papers_amf_with_the_papers_mf():
+    steps = np.array([100, 200])
+    runs = []
+    for dataset, (amf, mf) in {"adult": (0.85, 0.80), "bank": (0.90, 0.88), "spambase": (0.95, 0.96)}.items():
+        runs += [fake_run(dataset, amf_fig10.PAPER_AMF, {"step": steps, "auc": [0.7, amf]})]
+        runs += [fake_run(dataset, amf_fig10.MF, {"step": steps, "auc": [0.7, mf]})]
+        runs += [fake_run(dataset, "AMF", {"step": steps, "auc": [0.7, 0.5]})]
+        runs += [fake_run(dataset, "RF", {"step": [200], "auc": [0.99]})]
+    claims = check_figure(amf_fig11, runs)
+    assert [c.passed for c in claims] == [True, True], claims
+    assert claims[1].statement.startswith(f"{amf_fig10.PAPER_AMF} has a higher test AUC than {amf_fig10.MF}")
+    runs = []
+    for dataset in ("adult", "bank", "spambase"):
+        for k in (1, 2, 5):
+            auc = {
+                amf_fig10.PAPER_AMF: 0.80 + 0.01 * k,
+                "AMF": 0.99,
+                amf_fig10.MF: 0.70 + 0.03 * k,
+                "RF": 0.6 + 0.05 * k,
+            }
+            runs += [fake_run(dataset, m, {"step": [100], "auc": [a]}, n_trees=k) for m, a in auc.items()]
+    claims = check_figure(amf_fig12, runs)
+    assert len(claims) == 2 and all(c.passed for c in claims), claims  # the text's AMF (0.99) is not a rival
+    flat_mf = [r for r in runs if r.trial["model"]["name"] != amf_fig10.MF]
+    flat_mf += [
+        fake_run(d, amf_fig10.MF, {"step": [100], "auc": [0.9]}, n_trees=k)
+        for d in ("adult", "bank")
+        for k in (1, 2, 5)
+    ]
+    assert [c.passed for c in amf_fig12.claims(flat_mf, {})] == [False, False]
