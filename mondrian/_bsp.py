@@ -6,7 +6,8 @@ hitting the projected hull (``_hull.sample_cut``), and only blocks holding more 
 ``hull_cut`` is the batch recursion (Algorithm 5) below a leaf; ``insert`` is Algorithm 4 for one new point: absorb
 it in a small leaf, put a cut that separates it from the old hull above a node (rate: the increase of the
 perimeters; Algorithm 6) and demote the node under it, or extend the node's cut to the grown hull and go down x's
-side, down to the leaf, which is then sampled up to the current budget. Times are absolute (the root starts at 0,
+side, down to the leaf, which is sampled again (``leaf_sampling``: from scratch at every arrival as the text prints
+it, or on from the budget it was sampled to). Times are absolute (the root starts at 0,
 children at their parent's cut time), so a demoted node keeps its time.
 """
 
@@ -21,6 +22,7 @@ from mondrian._process import choose_proportional
 
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 SOFT, HARD = 0, 1  # the forest's vote
+LAW, TEXT = 0, 1  # how a leaf reached by a new point is sampled (``insert``)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -204,16 +206,20 @@ def _new_parent(tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_siz
 
 
 @numba.njit(cache=True, nogil=True)
-def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
+def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng):
     """Algorithm 4 (cBSP) for the stored point i with the budget of the current number of points.
 
-    A node that may be cut (internal, or a leaf of more than 3 points sampled until its budget) first draws the
-    time of a cut separating i from its hull (rate: the increase of the perimeters); before the node's own cut (or
-    its budget so far) that cut goes above it. Otherwise i extends the node: an internal node sends it down its
-    side, a leaf takes it and is sampled further, from its budget so far to the current one. A leaf that reaches 4
-    points is sampled from its start, as it could not be cut before. The paper's text samples a leaf again from
-    scratch at every arrival, which drives the cuts up without bound as points keep arriving (a cut, once drawn,
-    stays): this is the update under which the tree keeps the law of the batch process, as its Theorem requires.
+    An internal node first draws the time of a cut separating i from its hull (rate: the increase of the
+    perimeters); before the node's own cut that cut goes above it (Algorithm 6), else i extends the node's cut and
+    goes down its side. A leaf that holds at most 3 points with i takes it (lines 2-3). Beyond that the two
+    ``leaf_sampling`` rules differ:
+    - ``TEXT``, lines 4-5 as printed: the leaf takes i and is sampled again from scratch by HullCut with the
+      current budget, at every arrival; a cut, once drawn, stays, so cuts pile up as points arrive.
+    - ``LAW``: the leaf is treated as a node whose cut has not come before the budget it was sampled to: a cut
+      separating i may go above it before that budget, else it takes i and is sampled on from that budget to the
+      current one (the process is memoryless). A leaf that reaches 4 points is sampled from its start, as it
+      could not be cut before. Under this rule the tree keeps the law of the batch process at the current budget
+      whatever the arrival order, as the paper's Theorem requires.
     """
     if tree.root[0] == NO_NODE:
         tree = with_room(tree, 1)
@@ -227,7 +233,7 @@ def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
     start = 0.0
     while True:
         is_leaf = tree.left[node] == NO_NODE
-        if is_leaf and tree.stats[node, 0] <= MAX_UNCUT:
+        if is_leaf and (tree.stats[node, 0] <= MAX_UNCUT or leaf_sampling == TEXT):
             tree = _hold(tree, node, i, next_point, X, Y, onehot, pairs)
             if tree.stats[node, 0] > MAX_UNCUT:
                 tree = hull_cut(tree, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
@@ -259,11 +265,13 @@ def budget_at(n, budget_scale, budget_exponent):
 
 
 @numba.njit(cache=True, nogil=True)
-def learn(tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, rng):
+def learn(
+    tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling, rng
+):
     """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree."""
     for i in range(start, end):
         budget = budget_at(i + 1, budget_scale, budget_exponent)
-        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
     return tree
 
 
@@ -289,7 +297,22 @@ def predict(tree, X, onehot, pairs, vote, out):
 
 @numba.njit(cache=True, nogil=True)
 def progressive(
-    tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, vote, rng, prior, out
+    tree,
+    next_point,
+    X,
+    Y,
+    start,
+    end,
+    onehot,
+    pairs,
+    rate_scale,
+    budget_scale,
+    budget_exponent,
+    leaf_sampling,
+    vote,
+    rng,
+    prior,
+    out,
 ):
     """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
     while the tree is empty). Returns the tree."""
@@ -299,5 +322,5 @@ def progressive(
         else:
             _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i - start])
         budget = budget_at(i + 1, budget_scale, budget_exponent)
-        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
     return tree

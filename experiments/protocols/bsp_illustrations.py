@@ -17,6 +17,11 @@ from mondrian import MondrianForestClassifier, OnlineBSPForestClassifier, Online
 from mondrian._bsp_nodes import hull
 from mondrian._hull import hull_of, perimeter, projection_range
 
+# The illustrations draw the BSP process itself (a realisation at a budget, Lemma 2's line slice) and its online
+# update, whose Fig. 2 text has new cuts in a leaf come from "a larger budget tau_7": the leaf rule that keeps the
+# process's law at each budget (``leaf_sampling="law"``), not the text's re-sampling at every arrival.
+LAW = "law"
+
 
 def hull_rows(X: np.ndarray, rows: np.ndarray, d1: int, d2: int) -> np.ndarray:
     """The rows of X[rows] on their convex hull in the pair (d1, d2), counter-clockwise (the library's hull)."""
@@ -66,7 +71,7 @@ def cut_steps(seed: int, n_points: int = 40, budget: float = 1.5, n_angles: int 
     chosen projection against theta (the angle's density) with the drawn theta, the projection range [lo, hi] on
     theta where u was drawn uniformly, and the two sides' hulls."""
     X = np.random.default_rng(seed).uniform(size=(n_points, 3))
-    model = OnlineBSPForestRegressor(1, budget=budget, random_state=seed).fit(X, np.zeros(n_points))
+    model = OnlineBSPForestRegressor(1, budget=budget, leaf_sampling=LAW, random_state=seed).fit(X, np.zeros(n_points))
     nodes, hulls = tree_tables(model)
     root = int(nodes.loc[nodes["parent"] < 0, "node"].iloc[0])
     cut = nodes.loc[root]
@@ -149,7 +154,7 @@ def online_steps(seed: int, n_points: int = 7, budget: float = 3.0) -> TrialResu
     """BSP Fig. 2: one tree learning n_points uniform points of [0,1]^2 one at a time (partial_fit), the tree after
     each arrival (nodes, hulls; new nodes and grown hulls marked) and what the arrival did (events)."""
     X = np.random.default_rng(seed).uniform(size=(n_points, 2))
-    model = OnlineBSPForestRegressor(1, budget=budget, random_state=seed)
+    model = OnlineBSPForestRegressor(1, budget=budget, leaf_sampling=LAW, random_state=seed)
     node_tables, hull_tables, steps = [], [], []
     before, before_signatures = pd.DataFrame({"node": [], "left": []}), pd.Series(dtype=object)
     for i in range(n_points):
@@ -195,7 +200,7 @@ def hulls_and_slice(
     X = np.clip(centres[y] + 0.12 * rng.standard_normal((n_points, 2)), 0.0, 1.0)
     mondrian = MondrianForestClassifier(1, lifetime=lifetime, random_state=seed).fit(X, y)
     boxes = partition_table(mondrian.trees_[0])
-    bsp = OnlineBSPForestClassifier(1, budget=budget, random_state=seed).fit(X, y)
+    bsp = OnlineBSPForestClassifier(1, budget=budget, leaf_sampling=LAW, random_state=seed).fit(X, y)
     nodes, hulls = tree_tables(bsp)
     leaf_boxes = boxes[boxes["left"] < 0]
     box_area = float(
@@ -207,7 +212,7 @@ def hulls_and_slice(
     range_area = float((spans["x"] * spans["y"]).sum())  # the same leaves' points in boxes, as a Mondrian tree keeps
 
     dense = rng.uniform(size=(slice_points, 2))
-    sliced = OnlineBSPForestRegressor(slice_trees, budget=slice_budget, random_state=seed, n_jobs=2)
+    sliced = OnlineBSPForestRegressor(slice_trees, budget=slice_budget, leaf_sampling=LAW, random_state=seed, n_jobs=2)
     sliced.fit(dense, np.zeros(slice_points))
     a, b = np.array(segment[0], float), np.array(segment[1], float)
     counts = np.array([len(t.cuts_on_segment(a, b, sliced.pairs_)) for t in sliced.trees_])

@@ -4,8 +4,9 @@
   node's points into two non-empty sides that partition them (each point is routed to the leaf holding it); a node's
   statistics are those of its points; its stored hull in every pair is the hull of its points; only nodes holding
   more than 3 points are cut; cut times increase down the tree and stay below the budget.
-- Laws: the cuts meet a fixed line as a Poisson process of intensity 2 rate_scale tau (Lemma 2; mean and variance);
-  a tree grown online in two different arrival orders has the same law of its number of leaves (two-sample test).
+- Laws, under ``leaf_sampling="law"``: the cuts meet a fixed line as a Poisson process of intensity 2 rate_scale tau
+  (Lemma 2; mean and variance); a tree grown online in two different arrival orders has the same law of its number of
+  leaves (two-sample test). The text's leaf rule against a transcription of Algorithm 4: test_bsp_text_rule.py.
 - Predictions are probabilities / within the targets' range; the estimator API (determinism for any n_jobs,
   batching, pickling mid-stream, failures leave the model unchanged, one feature, bad parameters).
 """
@@ -87,13 +88,16 @@ coordinate = st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(-3, 3).map(la
     n=st.integers(1, 40),
     data=st.data(),
     budget=st.sampled_from(["increasing", 3.0, 50.0]),
+    rule=st.sampled_from(["text", "law"]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_every_cut_partitions_its_points_and_hulls_are_those_of_the_points(d, n, data, budget, seed):
+def test_every_cut_partitions_its_points_and_hulls_are_those_of_the_points(d, n, data, budget, rule, seed):
     X = np.array(data.draw(st.lists(st.lists(coordinate, min_size=d, max_size=d), min_size=n, max_size=n)))
     y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
     cuts = sorted(data.draw(st.sets(st.integers(1, n), max_size=3)) | {0, n})
-    clf = OnlineBSPForestClassifier(n_estimators=2, budget=budget, budget_scale=4.0, random_state=seed)
+    clf = OnlineBSPForestClassifier(
+        n_estimators=2, budget=budget, budget_scale=4.0, leaf_sampling=rule, random_state=seed
+    )
     for start, stop in itertools.pairwise(cuts):
         clf.partial_fit(X[start:stop], y[start:stop], classes=[0, 1, 2])
     final = 4.0 * n ** (1 / (d + 2)) if budget == "increasing" else budget
@@ -101,7 +105,9 @@ def test_every_cut_partitions_its_points_and_hulls_are_those_of_the_points(d, n,
         check_tree(clf, tree, final)
     proba = clf.predict_proba(np.vstack([X, X + 0.37]))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
-    reg = OnlineBSPForestRegressor(n_estimators=1, budget=budget, budget_scale=4.0, random_state=seed)
+    reg = OnlineBSPForestRegressor(
+        n_estimators=1, budget=budget, budget_scale=4.0, leaf_sampling=rule, random_state=seed
+    )
     reg.fit(X, y * 1.5 - 1.0)
     check_tree(reg, reg.trees_[0], final)
     pred = reg.predict(np.vstack([X, X - 0.5]))
@@ -110,13 +116,15 @@ def test_every_cut_partitions_its_points_and_hulls_are_those_of_the_points(d, n,
 
 @pytest.mark.parametrize("rate_scale", [1.0, 0.5])
 def test_cuts_meet_a_line_as_a_poisson_process(rate_scale):
-    """Lemma 2: the cuts of a BSP tree with budget tau meet a line in a Poisson process of intensity
-    2 rate_scale tau (the paper states it for the full rate). Dense data, so that blocks are far above the 3-point
-    rule and their hulls fill their cells; an oblique segment of length 0.6 well inside the square."""
+    """Under the law's leaf rule, Lemma 2: the cuts of a BSP tree with budget tau meet a line in a Poisson process of
+    intensity 2 rate_scale tau (the paper states it for the full rate). Dense data, so that blocks are far above the
+    3-point rule and their hulls fill their cells; an oblique segment of length 0.6 well inside the square."""
     rng = np.random.default_rng(3)
     X = rng.random((4000, 2))
     tau = 2.0
-    model = OnlineBSPForestRegressor(n_estimators=300, budget=tau, rate_scale=rate_scale, random_state=0, n_jobs=2)
+    model = OnlineBSPForestRegressor(
+        n_estimators=300, budget=tau, rate_scale=rate_scale, leaf_sampling="law", random_state=0, n_jobs=2
+    )
     model.fit(X, np.zeros(len(X)))
     a_point, b_point = np.array([0.25, 0.3]), np.array([0.25 + 0.6 * 0.8, 0.3 + 0.6 * 0.6])
     counts = np.array([len(t.cuts_on_segment(a_point, b_point, model.pairs_)) for t in model.trees_])
@@ -128,9 +136,9 @@ def test_cuts_meet_a_line_as_a_poisson_process(rate_scale):
 
 
 def test_arrival_order_does_not_change_the_law_of_the_tree():
-    """Online trees grown on the same points in two orders (sorted along a direction, so that most points land
-    outside the hull and new cuts are put above old nodes; and shuffled) have the same law of their number of
-    leaves and of their root's cut pair (fixed budget). A mutation that drops the rate of the cut above a node
+    """Under the law's leaf rule, online trees grown on the same points in two orders (sorted along a direction, so that
+    most points land outside the hull and new cuts are put above old nodes; and shuffled) have the same law of their
+    number of leaves and of their root's cut pair (fixed budget). A mutation that drops the rate of the cut above a node
     (new points only extend cuts) changes the sorted order's law."""
     rng = np.random.default_rng(5)
     X = rng.random((300, 3))
@@ -138,7 +146,7 @@ def test_arrival_order_does_not_change_the_law_of_the_tree():
     y = np.zeros(len(X))
     grown = {}
     for name, rows in (("sorted", order), ("shuffled", rng.permutation(len(X)))):
-        model = OnlineBSPForestRegressor(n_estimators=400, budget=1.5, random_state=1, n_jobs=2)
+        model = OnlineBSPForestRegressor(n_estimators=400, budget=1.5, leaf_sampling="law", random_state=1, n_jobs=2)
         model.fit(X[rows], y)
         grown[name] = model.n_leaves()
     result = stats.mannwhitneyu(grown["sorted"], grown["shuffled"])
