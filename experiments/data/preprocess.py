@@ -52,7 +52,9 @@ def prepare(
     ``arrays`` holds either a predefined split (``X_train, y_train, X_test, y_test``), kept unless ``test_size`` is
     given, or one pool (``X, y``), split at random with ``test_size`` (0: all for training) and ``seed``.
     ``features`` keeps a half-open range ``[start, stop)`` of 0-based columns (dna's 61-120 is ``[60, 120]``);
-    then min-max scaling (``scale``, fit on ``fit_scaler_on``) and PCA to ``n_components`` (fit on train).
+    then min-max scaling (``scale``, fit on ``fit_scaler_on``) and PCA to ``n_components`` (fit on train), whose
+    components are scaled to [0, 1] again in the same way (BSP's section 5: "we re-scale the data features to the
+    domain [0, 1]^d", its Fig. 3 after PCA).
     """
     names = tuple(str(n) for n in arrays.get("feature_names", ()))
     if "X_train" in arrays:
@@ -77,5 +79,7 @@ def prepare(
     if n_components is not None:
         X_train, X_test = pca(X_train, X_test, n_components)
         names = tuple(f"pc{i + 1}" for i in range(n_components))
+        if scale:
+            X_train, X_test = minmax(X_train, X_test, fit_scaler_on)
     metadata = {"predefined_split": predefined, "fit_scaler_on": fit_scaler_on if scale else None}
     return Dataset(dataset.name, dataset.task, X_train, y_train, X_test, y_test, names, metadata)

@@ -149,7 +149,9 @@ def test_scaler_fitted_on_train_or_on_train_and_test(local_catalog):
 
 
 @pytest.mark.parametrize(("name", "pooled"), [("usps", 30), ("satimage", 36), ("letter", 56), ("dna", 42)])
-def test_bsp_pca4_configs_split_the_training_file_and_fit_pca_on_train(name, pooled, local_catalog):
+def test_bsp_pca4_configs_split_the_training_file_fit_pca_on_train_and_rescale_to_the_unit_cube(
+    name, pooled, local_catalog
+):
     from sklearn.decomposition import PCA
 
     files, _ = make_files(name)
@@ -159,10 +161,13 @@ def test_bsp_pca4_configs_split_the_training_file_and_fit_pca_on_train(name, poo
     assert data.n_features == 4 and data.feature_names == ("pc1", "pc2", "pc3", "pc4")
     assert len(data.y_train) + len(data.y_test) == pooled and len(data.y_test) == pooled // 2
     assert not data.metadata["predefined_split"] and data.metadata["pool"] == list(cfg.dataset.load.pool)
-    np.testing.assert_allclose(data.X_train.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(data.X_train.min(axis=0), 0.0, atol=1e-12)  # BSP's features in [0, 1]^d
+    np.testing.assert_allclose(data.X_train.max(axis=0), 1.0)
     scaled = load(name, pool=list(cfg.dataset.load.pool), test_size=0.5, seed=1)
     model = PCA(n_components=4).fit(scaled.X_train)
-    np.testing.assert_allclose(data.X_test, model.transform(scaled.X_test))
+    components, test_components = model.transform(scaled.X_train), model.transform(scaled.X_test)
+    low, width = components.min(axis=0), np.ptp(components, axis=0)
+    np.testing.assert_allclose(data.X_test, (test_components - low) / width, atol=1e-12)
     other = load_dataset(compose([f"dataset={name}_pca4", "seed=2"]).dataset)
     assert other.content_hash != data.content_hash
 
