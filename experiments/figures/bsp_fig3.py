@@ -1,5 +1,6 @@
-"""bsp-fig3: test accuracy against the training:test ratio on four datasets reduced to 4 principal components, for
-RF, ERT, MF fixed, MF increasing and the online BSP forest; mean +- 1.96 SE over replicates."""
+"""bsp-fig3: test accuracy (top row) and leaves per tree (bottom row) against the training:test ratio on four
+datasets reduced to 4 principal components, for RF, ERT, MF fixed, MF increasing and the online BSP forest (the
+text's leaf rule, and the law's beside it); mean +- 1.96 SE over replicates."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ PCA_SUFFIX = "_pca4"
 
 
 def long_table(runs) -> pd.DataFrame:
-    """dataset (the paper's name, marked when a copy stands in), method, seed, train fraction, accuracy."""
+    """dataset (the paper's name, marked when a copy stands in), method, seed, train fraction, accuracy, leaves per
+    tree."""
     rows = []
     for run in runs:
         load = run.trial["dataset"]["load"]
@@ -28,13 +30,14 @@ def long_table(runs) -> pd.DataFrame:
                 "train_fraction": round(1.0 - float(load["test_size"]), 6),
                 "n_train": int(run.curves["step"].iloc[-1]),
                 "accuracy": float(run.curves["accuracy"].iloc[-1]),
+                "leaves": float(run.curves["leaves"].iloc[-1]),
             }
         )
     return pd.DataFrame(rows)
 
 
 def summary(runs) -> pd.DataFrame:
-    return mean_ci(long_table(runs), ["dataset", "method", "train_fraction"], ["accuracy", "n_train"])
+    return mean_ci(long_table(runs), ["dataset", "method", "train_fraction"], ["accuracy", "leaves", "n_train"])
 
 
 def ratio(fraction: float) -> str:
@@ -46,20 +49,22 @@ def ratio(fraction: float) -> str:
 def plot(runs, spec) -> plt.Figure:
     table = summary(runs)
     panels = ordered(table["dataset"].unique(), ORDER)
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
-    for ax, dataset in zip(axes[0], panels, strict=True):
+    fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 7.2), squeeze=False)
+    for column, dataset in enumerate(panels):
         part = table[table["dataset"] == dataset]
-        for name in METHODS:
-            line = part[part["method"] == name]
-            if not line.empty:
-                ax.errorbar(line["train_fraction"], line["accuracy"], yerr=line["accuracy_ci"], marker="o", ms=3,
-                            capsize=2, color=COLORS[name], label=name)  # fmt: skip
-        fractions = sorted(part["train_fraction"].unique())
-        ax.set_xticks(fractions, [ratio(f) for f in fractions])
-        ax.set_xlabel("training : test")
-        ax.set_ylabel("test accuracy")
-        ax.set_title(f"{dataset} (PCA, 4 components)", fontsize=10)
-        ax.grid(alpha=0.3)
+        for ax, value, label in ((axes[0][column], "accuracy", "test accuracy"), (axes[1][column], "leaves", None)):
+            for name in METHODS:
+                line = part[part["method"] == name]
+                if not line.empty:
+                    ax.errorbar(line["train_fraction"], line[value], yerr=line[f"{value}_ci"], marker="o", ms=3,
+                                capsize=2, color=COLORS[name], label=name)  # fmt: skip
+            fractions = sorted(part["train_fraction"].unique())
+            ax.set_xticks(fractions, [ratio(f) for f in fractions])
+            ax.set_xlabel("training : test")
+            ax.set_ylabel(label or "leaves per tree")
+            ax.grid(alpha=0.3)
+        axes[0][column].set_title(f"{dataset} (PCA, 4 components)", fontsize=10)
+        axes[1][column].set_yscale("log")
     title_with_legend(
         fig,
         axes[0][0],

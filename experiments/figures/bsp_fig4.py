@@ -1,5 +1,6 @@
-"""bsp-fig4: test RMSE (to the true function) against the number of training points on Friedman's function in
-d = 5 and d = 10, for RF, ERT, MF fixed, MF increasing and the online BSP forest; mean +- 1.96 SE over replicates."""
+"""bsp-fig4: test RMSE (to the true function, top row) and leaves per tree (bottom row) against the number of
+training points on Friedman's function in d = 5 and d = 10, for RF, ERT, MF fixed, MF increasing and the online BSP
+forest (the text's leaf rule, and the law's beside it); mean +- 1.96 SE over replicates."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from experiments.figures.bsp_methods import COLORS, METHODS, ONLINE, mean_ci, me
 
 
 def long_table(runs) -> pd.DataFrame:
-    """dataset, method, seed, n, rmse, train_time: one row per run and training size."""
+    """dataset, method, seed, n, rmse, leaves (per tree), train_time: one row per run and training size."""
     frames = []
     for run in runs:
-        frame = run.curves[["step", "rmse", "train_time"]].rename(columns={"step": "n"})
+        frame = run.curves[["step", "rmse", "leaves", "train_time"]].rename(columns={"step": "n"})
         frame["dataset"] = run.trial["dataset"]["name"]
         frame["method"] = method(run)
         frame["seed"] = run.trial.get("seed", 0)
@@ -25,7 +26,7 @@ def long_table(runs) -> pd.DataFrame:
 
 
 def summary(runs) -> pd.DataFrame:
-    return mean_ci(long_table(runs), ["dataset", "method", "n"], ["rmse", "train_time"])
+    return mean_ci(long_table(runs), ["dataset", "method", "n"], ["rmse", "leaves", "train_time"])
 
 
 def by_dimension(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -37,21 +38,26 @@ def by_dimension(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
 def plot(runs, spec) -> plt.Figure:
     table = summary(runs)
     panels = by_dimension(table)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
-    for ax, (dataset, part) in zip(axes[0], panels, strict=True):
-        for name in METHODS:
-            line = part[part["method"] == name]
-            if not line.empty:
-                ax.errorbar(line["n"], line["rmse"], yerr=line["rmse_ci"], marker="o", ms=3, capsize=2,
-                            color=COLORS[name], label=name)  # fmt: skip
-        ax.set_xscale("log")
-        ax.set_xticks(sorted(part["n"].unique()))
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("training points N")
-        ax.set_ylabel("test RMSE to the true function")
-        ax.set_title(f"Friedman, d = {dataset.removeprefix('friedman')}", fontsize=10)
-        ax.grid(alpha=0.3)
+    fig, axes = plt.subplots(2, len(panels), figsize=(5.5 * len(panels), 7.6), squeeze=False)
+    for column, (dataset, part) in enumerate(panels):
+        for row, (value, label) in enumerate(
+            (("rmse", "test RMSE to the true function"), ("leaves", "leaves per tree"))
+        ):
+            ax = axes[row][column]
+            for name in METHODS:
+                line = part[part["method"] == name]
+                if not line.empty:
+                    ax.errorbar(line["n"], line[value], yerr=line[f"{value}_ci"], marker="o", ms=3, capsize=2,
+                                color=COLORS[name], label=name)  # fmt: skip
+            ax.set_xscale("log")
+            ax.set_xticks(sorted(part["n"].unique()))
+            ax.xaxis.set_major_formatter(ScalarFormatter())
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel("training points N")
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+        axes[0][column].set_title(f"Friedman, d = {dataset.removeprefix('friedman')}", fontsize=10)
+        axes[1][column].set_yscale("log")
     title_with_legend(
         fig,
         axes[0][0],

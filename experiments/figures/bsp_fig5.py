@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from experiments.figures import Claim, title_with_legend
-from experiments.figures.bsp_methods import mean_ci, method, tree_counts
+from experiments.figures.bsp_methods import COLORS, METHODS, mean_ci, method, tree_counts
 
 SIMILAR_LEAVES = 2.0  # "similar numbers of leaves": within a factor 2 at every budget
 
@@ -50,8 +50,11 @@ def plot(runs, spec) -> plt.Figure:
         (size, "n", "train_time", "cumulative training time (s)", "training points N (k = 1)"),
     ]
     for ax, (table, x, y, ylabel, xlabel) in zip(axes, panels, strict=True):
-        for name, part in table.groupby("method", sort=False):
-            ax.errorbar(part[x], part[y], yerr=part[f"{y}_ci"], marker="o", ms=3, capsize=2, label=name)
+        for name in METHODS:
+            part = table[table["method"] == name]
+            if not part.empty:
+                ax.errorbar(part[x], part[y], yerr=part[f"{y}_ci"], marker="o", ms=3, capsize=2, color=COLORS[name],
+                            label=name)  # fmt: skip
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if x == "n":
