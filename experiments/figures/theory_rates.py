@@ -79,19 +79,27 @@ def rate_measured(fitted, rest, shares, d, variant) -> str:
     )
 
 
+LEGEND_PLACES = {
+    "inside": {"loc": "lower left"},
+    "right": {"loc": "center left", "bbox_to_anchor": (1.02, 0.5)},
+    "below": {"loc": "upper center", "bbox_to_anchor": (0.5, -0.18)},
+}
+
+
 def draw(
-    long: pd.DataFrame, fitted: pd.DataFrame, title: str, panel_title, rates=None, legend_outside: bool = False
+    long: pd.DataFrame, fitted: pd.DataFrame, title: str, panel_title, rates=None, legend: str = "inside"
 ) -> plt.Figure:
     """One log-log panel per d: each variant's risk per seed (dots), their geometric mean (line, legend with the
     fitted slope, and the empty cells' share of the risk at the smallest and largest n when the table has it) and the
     reference slopes ``rates(d)`` (slope, label, variant): a line from the variant's first point (None: all
-    variants'); by default the minimax -2/(d+2). The legend in each panel's lower left corner, or right of it."""
+    variants'); by default the minimax -2/(d+2). Each panel's legend ``legend``: "inside" (its lower left corner),
+    "right" of it or "below" it."""
     rates = rates or (lambda d: [(-2.0 / (d + 2), f"minimax slope -2/(d+2) = {-2.0 / (d + 2):.2f}", None)])
     dims = sorted(long["d"].unique())
     variants = list(dict.fromkeys(long["variant"]))
     shares = empty_shares(long) if "empty_share" in long else None
-    width = max(4.2 * len(dims), 7.0) + (4.0 if legend_outside else 0.0)
-    fig, axes = plt.subplots(1, len(dims), figsize=(width, 3.9), squeeze=False)
+    width = max(4.2 * len(dims), 7.0) + (4.0 if legend == "right" else 0.0)
+    fig, axes = plt.subplots(1, len(dims), figsize=(width, 5.2 if legend == "below" else 3.9), squeeze=False)
     for ax, d in zip(axes[0], dims, strict=True):
         part = long[long["d"] == d]
         for name, curve in part.groupby("variant", sort=False):
@@ -115,10 +123,7 @@ def draw(
         ax.set_title(panel_title(d), fontsize=10)
         ax.set_xlabel("n", fontsize=9)
         ax.grid(alpha=0.3, which="both", lw=0.5)
-        ax.legend(
-            fontsize=7,
-            **({"loc": "center left", "bbox_to_anchor": (1.02, 0.5)} if legend_outside else {"loc": "lower left"}),
-        )
+        ax.legend(fontsize=7, **LEGEND_PLACES[legend])
         ax.tick_params(labelsize=8)
     axes[0, 0].set_ylabel("excess risk E(f_hat(X) - f(X))^2", fontsize=9)
     fig.suptitle(title, fontsize=10)
@@ -136,6 +141,7 @@ def plot(runs, spec) -> plt.Figure:
         f"{n_seeds} seeds (dots), their geometric mean (lines); slopes: mean [95% interval] over seeds; "
         "empty cells' share of the risk at the smallest -> largest n",
         lambda d: f"d = {d}, lam_n = n^(1/{d + 2})",
+        legend="below",
     )
 
 

@@ -34,7 +34,7 @@ def plot(runs, spec) -> plt.Figure:
         "[95% interval] over seeds; empty cells' share of the risk at the smallest -> largest n",
         lambda d: f"d = {d}",
         rates,
-        legend_outside=True,
+        legend="right",
     )
 
 
