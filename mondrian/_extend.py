@@ -17,6 +17,7 @@ SPLIT_LEAVES = 0  # LRT14: an extension split can separate x from the leaf's ran
 KEEP_PURE_LEAVES = 1  # AMF (onelearn): not when all the leaf's labels equal x's; its range grows instead
 KEEP_PAUSED_LEAVES = 2  # LRT14's paused blocks: not if the leaf is paused (one label, or a range of size 0); x joins
 # it and the caller samples the block again if x un-pauses it
+KEEP_LEAVES = 3  # never: x joins the leaf (a block too small to be cut: the increasing lifetime's min_samples_split)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -156,6 +157,8 @@ def _may_split(tree, stats, j, y, leaf, leaf_rule):
         return True
     if leaf_rule == KEEP_PURE_LEAVES:
         return not _pure_at(stats, j, y)
+    if leaf_rule == KEEP_LEAVES:
+        return False
     return not is_paused(tree, stats, j)
 
 

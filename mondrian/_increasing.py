@@ -8,12 +8,17 @@ at that time inside its range (dimension proportional to the sides, threshold un
 children, whose ranges are the ranges of their points (the tree stays restricted to the data); the next split is
 drawn from that time on. So leaves keep their points (``_points``); their statistics are those of the leaf mean.
 A first batch into an empty tree is sampled at once as MT(lam_n, data) (``sample_block``), the same law.
+
+``min_split``: a block is split only while it holds at least that many points (BSP's experiments cut only blocks of
+more than 3 points, 4; 2 or less: no restriction, as a block of one point has no range to split). Only leaves that
+hold as many count in R, and x does not split off a leaf that holds fewer with it (it joins the leaf); a first
+batch is then learnt point by point.
 """
 
 import numba
 import numpy as np
 
-from mondrian._extend import SPLIT_LEAVES, extend_along
+from mondrian._extend import KEEP_LEAVES, SPLIT_LEAVES, extend_along
 from mondrian._leaf_mean import _add_prediction, _add_target
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
@@ -36,23 +41,30 @@ def _linear_dimension(lower, upper, j):
 
 
 @numba.njit(cache=True, nogil=True)
-def total_rate(tree):
-    """R: the sum over leaves of the linear dimension of their range (the rate of the tree's next split)."""
+def _leaf_rate(tree, stats, j, min_split):
+    """Leaf j's part of R: the linear dimension of its range if it holds at least ``min_split`` points, else 0."""
+    return _linear_dimension(tree.box_lower, tree.box_upper, j) if stats[j, 0] >= min_split else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def total_rate(tree, stats, min_split):
+    """R: the sum over the leaves that may split of the linear dimension of their range (the rate of the tree's next
+    split)."""
     total = 0.0
     for j in range(tree.n_nodes[0]):
         if tree.left[j] == NO_NODE:
-            total += _linear_dimension(tree.box_lower, tree.box_upper, j)
+            total += _leaf_rate(tree, stats, j, min_split)
     return total
 
 
 @numba.njit(cache=True, nogil=True)
-def _pick_leaf(tree, target):
-    """The leaf where the running sum of leaves' linear dimensions first exceeds ``target``."""
+def _pick_leaf(tree, stats, target, min_split):
+    """The leaf where the running sum of the leaves' parts of R first exceeds ``target``."""
     acc = 0.0
     last = NO_NODE
     for j in range(tree.n_nodes[0]):
         if tree.left[j] == NO_NODE:
-            side = _linear_dimension(tree.box_lower, tree.box_upper, j)
+            side = _leaf_rate(tree, stats, j, min_split)
             if side > 0.0:
                 last = j
                 acc += side
@@ -77,7 +89,7 @@ def _refit(tree, stats, first, next_point, X, y, onehot, node, scratch):
 
 
 @numba.njit(cache=True, nogil=True)
-def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, rng, scratch):
+def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, min_split, rng, scratch):
     """Split leaf j at ``time`` inside its range; its points go to the children. Returns the change of R."""
     sides = tree.box_upper[j] - tree.box_lower[j]
     before = sides.sum()
@@ -93,38 +105,39 @@ def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, rng, scra
         add_point(first, next_point, left if X[i, dim] <= threshold else right, i)
     _refit(tree, stats, first, next_point, X, y, onehot, left, scratch)
     _refit(tree, stats, first, next_point, X, y, onehot, right, scratch)
-    lower, upper = tree.box_lower, tree.box_upper
-    return _linear_dimension(lower, upper, left) + _linear_dimension(lower, upper, right) - before
+    return _leaf_rate(tree, stats, left, min_split) + _leaf_rate(tree, stats, right, min_split) - before
 
 
 @numba.njit(cache=True, nogil=True)
-def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, rng, scratch):
+def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, min_split, rng, scratch):
     """Let the leaves split from lifetime ``old`` to ``new``; returns R afterwards."""
     time = old
     while rate > 0.0:
         time += rng.exponential(1.0 / rate)
         if not time < new:
             break
-        leaf = _pick_leaf(tree, rate * rng.random())
-        rate += _split_leaf(tree, stats, first, next_point, X, y, onehot, leaf, time, rng, scratch)
+        leaf = _pick_leaf(tree, stats, rate * rng.random(), min_split)
+        rate += _split_leaf(tree, stats, first, next_point, X, y, onehot, leaf, time, min_split, rng, scratch)
     return rate
 
 
 @numba.njit(cache=True, nogil=True)
-def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, rng, path, scratch):
+def _learn_one(
+    tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch
+):
     """Point i of the store: extend at ``lifetime`` (lam_i), then raise to lam_{i+1}. Returns (lam_{i+1}, R)."""
     x = X[i]
-    lower, upper = tree.box_lower, tree.box_upper
     n = path_of(tree, x, lifetime, path)
     leaf = path[n - 1]
-    before = _linear_dimension(lower, upper, leaf)
-    j = extend_along(tree, stats, x, y[i], lifetime, SPLIT_LEAVES, rng, path, n)
-    if j == leaf:  # x joined an existing leaf, whose range may have grown; a new leaf holds x alone (R unchanged)
-        rate += _linear_dimension(lower, upper, j) - before
+    before = _leaf_rate(tree, stats, leaf, min_split)
+    rule = SPLIT_LEAVES if stats[leaf, 0] + 1 >= min_split else KEEP_LEAVES
+    j = extend_along(tree, stats, x, y[i], lifetime, rule, rng, path, n)
     add_point(first, next_point, j, i)
     _add_target(stats, j, y[i], onehot)
+    if j == leaf:  # x joined an existing leaf, whose range (and count) grew; a new leaf holds x alone (R unchanged)
+        rate += _leaf_rate(tree, stats, j, min_split) - before
     new = lifetime_at(i + 1, scale, X.shape[1])
-    return new, _raise(tree, stats, first, next_point, X, y, onehot, lifetime, new, rate, rng, scratch)
+    return new, _raise(tree, stats, first, next_point, X, y, onehot, lifetime, new, rate, min_split, rng, scratch)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -141,29 +154,34 @@ def _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
 
 
 @numba.njit(cache=True, nogil=True)
-def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng):
+def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng):
     """Learn points start..end-1 of the store (X, y), points 0..start-1 being in the tree already; the caller
     reserved room for 2 * end nodes. Returns the lifetime reached, lam_end."""
     if tree.root[0] == NO_NODE:
-        return _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
+        if min_split <= 2:
+            return _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
+        _start(tree, stats, first, next_point, X, y, start, start + 1, onehot, scale, rng)
+        start += 1
     path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
     lifetime = lifetime_at(start, scale, X.shape[1])
-    rate = total_rate(tree)
+    rate = total_rate(tree, stats, min_split)
     for i in range(start, end):
         lifetime, rate = _learn_one(
-            tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, rng, path, scratch
+            tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch
         )
     return lifetime
 
 
 @numba.njit(cache=True, nogil=True)
-def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale, params, rng, prior, out):
+def progressive(
+    tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, params, rng, prior, out
+):
     """Progressive validation: out[i - start] += prediction at X[i] before learning point i; then learn it."""
     path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
     lifetime = lifetime_at(start, scale, X.shape[1])
-    rate = total_rate(tree)
+    rate = total_rate(tree, stats, min_split)
     for i in range(start, end):
         if tree.root[0] == NO_NODE:
             out[i - start] += prior
@@ -172,6 +190,6 @@ def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale,
         n = path_of(tree, X[i], lifetime, path)
         _add_prediction(stats, path[n - 1], params, out[i - start])
         lifetime, rate = _learn_one(
-            tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, rng, path, scratch
+            tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch
         )
     return lifetime

@@ -35,12 +35,14 @@ class _MondrianForest(OnlineForest):
         n_estimators: int = 10,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
+        min_samples_split: int = 2,
         random_state=None,
         n_jobs=None,
     ):
         self.n_estimators = n_estimators
         self.lifetime = lifetime
         self.lifetime_scale = lifetime_scale
+        self.min_samples_split = min_samples_split
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -49,16 +51,24 @@ class _MondrianForest(OnlineForest):
         return isinstance(self.lifetime, str) and self.lifetime == INCREASING
 
     def _check_forecaster_params(self):
+        split = self.min_samples_split
+        if isinstance(split, bool) or not isinstance(split, numbers.Integral) or split < 2:
+            raise ValueError(f"min_samples_split must be an integer >= 2, got {split!r}")
         if not self._increasing:
+            if split != 2:
+                raise ValueError(
+                    f"min_samples_split={split} applies to lifetime='increasing' only; with a fixed lifetime it must "
+                    "be 2 (every block that can be split is)"
+                )
             return check_lifetime(self.lifetime)
         scale = self.lifetime_scale
         if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not 0 < scale < np.inf:
             raise ValueError(f"lifetime_scale must be a positive finite number, got {scale!r}")
-        return (INCREASING, float(scale))
+        return (INCREASING, float(scale), int(split))
 
     def _started_lifetime(self):
         if hasattr(self, "lifetime_scale_"):
-            return (INCREASING, self.lifetime_scale_)
+            return (INCREASING, self.lifetime_scale_, self.min_samples_split_)
         return super()._started_lifetime()
 
     def _paused(self) -> bool:
@@ -76,10 +86,10 @@ class _MondrianForest(OnlineForest):
 
     # -- increasing lifetime and paused blocks: trees keep their points (points_, a PointStore) --------------------
     def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
-        for started in ("points_", "lifetime_scale_"):
+        for started in ("points_", "lifetime_scale_", "min_samples_split_"):
             self.__dict__.pop(started, None)
         if self._increasing:
-            self.lifetime_scale_ = lifetime[1]  # the schedule the trees follow
+            _, self.lifetime_scale_, self.min_samples_split_ = lifetime  # the schedule and rule the trees follow
             lifetime = 0.0  # lam_0 = 0: no point, no split
         trees = super()._new_trees(n_features, lifetime)
         if self._keeps_points():
@@ -114,7 +124,7 @@ class _MondrianForest(OnlineForest):
             return
         tree.lifetime = _increasing.learn(
             tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end, self._onehot,
-            self.lifetime_scale_, tree.rng,
+            self.lifetime_scale_, self.min_samples_split_, tree.rng,
         )  # fmt: skip
 
     def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
@@ -134,7 +144,7 @@ class _MondrianForest(OnlineForest):
             return
         tree.lifetime = _increasing.progressive(
             tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end, self._onehot,
-            self.lifetime_scale_, params, tree.rng, prior, out,
+            self.lifetime_scale_, self.min_samples_split_, params, tree.rng, prior, out,
         )  # fmt: skip
 
 
@@ -148,6 +158,8 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         as in LRT14's experiments: trees grow until every leaf holds one distinct point), or
         ``"increasing"`` (MGS17): lam_n = lifetime_scale * n^(1/(d+2)) after n points.
     lifetime_scale : the scale of the increasing lifetime (MGS17's experiments: 1).
+    min_samples_split : with the increasing lifetime, a block is split only while it holds at least this many
+        points (2, the default: any block with a range; BSP's experiments cut blocks of more than 3 points: 4).
     smoothing : "ikn" (LRT14's prediction: the posterior mean of a hierarchical normalized stable process with
         interpolated Kneser-Ney smoothing along the path, averaged analytically over the extensions of the tree to
         a point outside the data ranges), "empirical" (the leaf's label distribution), or "auto" (the default:
@@ -172,6 +184,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         n_estimators: int = 10,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
+        min_samples_split: int = 2,
         smoothing: str = "auto",
         gamma: float | None = None,
         pausing: bool = True,
@@ -179,7 +192,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         random_state=None,
         n_jobs=None,
     ):
-        super().__init__(n_estimators, lifetime, lifetime_scale, random_state, n_jobs)
+        super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
         self.smoothing = smoothing
         self.gamma = gamma
         self.pausing = pausing

@@ -165,3 +165,51 @@ def test_more_points_give_a_deeper_forest_and_a_better_fit():
         leaves.append(np.mean([t.n_leaves() for t in increasing.trees_]))
     assert leaves[0] < leaves[1] < leaves[2]
     assert errors[2] < errors[1] < errors[0]
+
+
+@pytest.mark.parametrize("feed", ["fit", "one at a time", "progressive"])
+def test_min_samples_split_cuts_only_blocks_of_that_many_points_and_every_such_block_by_a_long_lifetime(feed):
+    """BSP's rule for the Mondrian forests of its experiments: a block is cut only while it holds more than 3 points
+    (min_samples_split=4). Every split node then holds at least 4 points; with a lifetime far beyond the data's
+    scale, every leaf of 4 points or more is cut too (the rate of the next split counts it), so leaves end with
+    1 to 3 points; the tree stays restricted (check_tree)."""
+    rng = np.random.default_rng(6)
+    X = rng.random((300, 2))
+    y = rng.integers(0, 3, 300)
+    for scale, cut_down in ((0.7, False), (1e4, True)):
+        model = MondrianForestClassifier(
+            n_estimators=4, lifetime="increasing", lifetime_scale=scale, min_samples_split=4, random_state=0
+        )
+        if feed == "fit":
+            model.fit(X, y)
+        elif feed == "progressive":
+            model.progressive_predict_proba(X, y)
+        else:
+            for i in range(len(X)):
+                model.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1, 2])
+        for tree in model.trees_:
+            check_tree(tree, X, y, 3, scale)
+            a = tree.arrays()
+            held = [len(points) for points in leaf_points(tree)]
+            for j in reversed(np.argsort(a["split_time"])):  # children split after their parent: bottom-up
+                if a["left"][j] != NO_NODE:
+                    held[j] = held[a["left"][j]] + held[a["right"][j]]
+            held = np.array(held)
+            internal = a["left"] != NO_NODE
+            assert held[internal].min() >= 4
+            assert held[~internal].max() <= 3 if cut_down else held[~internal].max() >= 4
+
+
+def test_min_samples_split_is_checked_and_two_changes_nothing():
+    rng = np.random.default_rng(7)
+    X, y = rng.random((200, 3)), rng.random(200)
+    default = MondrianForestRegressor(n_estimators=3, lifetime="increasing", random_state=0).fit(X, y)
+    two = MondrianForestRegressor(n_estimators=3, lifetime="increasing", min_samples_split=2, random_state=0)
+    np.testing.assert_array_equal(two.fit(X, y).predict(X), default.predict(X))
+    for bad in (1, 0, 2.5, True, "4"):
+        with pytest.raises(ValueError, match="min_samples_split must be an integer >= 2"):
+            MondrianForestRegressor(lifetime="increasing", min_samples_split=bad).fit(X, y)
+    with pytest.raises(ValueError, match="applies to lifetime='increasing' only"):
+        MondrianForestRegressor(lifetime=2.0, min_samples_split=4).fit(X, y)
+    with pytest.raises(ValueError, match="differ from the trees being extended"):
+        default.set_params(min_samples_split=4).partial_fit(X, y)
