@@ -185,7 +185,10 @@ def small_streams(draw, classification):
 )
 def test_classifier_tree_is_the_aggregation_over_all_its_prunings(data, dirichlet, step, split_pure, seed):
     X, y, n_classes, cuts = data
-    clf = AMFClassifier(n_estimators=1, step=step, dirichlet=dirichlet, split_pure=split_pure, random_state=seed)
+    # replay() charges as the text's Algorithm 4
+    clf = AMFClassifier(
+        n_estimators=1, step=step, dirichlet=dirichlet, split_pure=split_pure, weighting="paper", random_state=seed
+    )
     for start, stop in itertools.pairwise(cuts):
         clf.partial_fit(X[start:stop], y[start:stop], classes=np.arange(n_classes))
     tree = clf.trees_[0]
@@ -257,7 +260,8 @@ def build_fixed_partitions(task, n_estimators, n_points, seed, **params):
     if task == "classification":
         n_classes = 3
         y = rng.integers(0, n_classes, n_points)
-        model = AMFClassifier(n_estimators=n_estimators, step=1e-300, random_state=seed, **params)
+        # Lemma 1 is the regret of the text's weights (Algorithm 4)
+        model = AMFClassifier(n_estimators=n_estimators, step=1e-300, weighting="paper", random_state=seed, **params)
         model.partial_fit(X, y, classes=np.arange(n_classes))
         onehot, m = True, n_classes
     else:
@@ -821,13 +825,13 @@ def test_string_labels_and_a_single_class():
 
 
 def test_onelearn_weighting_spares_new_leaves_and_counts_the_point_first():
-    """weighting="onelearn" reproduces onelearn 0.3's rules; "paper" charges every node (Algorithm 4)."""
+    """weighting="onelearn" (the default) reproduces onelearn 0.3's rules; "paper" charges every node (Algorithm 4)."""
     x = np.array([[0.2, 0.4]])
     X, y = np.repeat(x, 3, axis=0), np.array([1, 0, 1])  # duplicates: one leaf, never split
     lw = 1 + 3  # three classes: log w is column 4
     a = 0.5
-    paper = AMFClassifier(n_estimators=1, random_state=0).partial_fit(X, y, classes=[0, 1, 2])
-    onelearn = AMFClassifier(n_estimators=1, weighting="onelearn", random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    paper = AMFClassifier(n_estimators=1, weighting="paper", random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    onelearn = AMFClassifier(n_estimators=1, random_state=0).partial_fit(X, y, classes=[0, 1, 2])
     # paper: -[log((0+a)/(0+3a)) + log((0+a)/(1+3a)) + log((1+a)/(2+3a))]
     expected_paper = np.log(1 / 3) + np.log(a / (1 + 3 * a)) + np.log((1 + a) / (2 + 3 * a))
     # onelearn: the creating point is free; then -log((n_y + a)/(n + 1 + K a)) with n = 1, 2
