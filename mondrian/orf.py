@@ -66,7 +66,8 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     ----------
     n_estimators : number of trees. 100, as in Saffari et al.'s experiments and LRT14's.
     n_tests : candidate tests per leaf. 10, the value in Saffari's reference code (its conf/orf.conf,
-        numRandomTests); that the paper's experiments used it too is a guess.
+        numRandomTests, shipped with dna as the example data set; LRT14 used "the values used in" Saffari et al.'s
+        paper, whose text is not checked here).
     min_samples_split : the paper's alpha, the weight a leaf must see before it may split (a point learnt k times by
         online bagging counts k). 140, the reference code's counterThreshold; the paper's value is not checked here.
     min_gain : the paper's beta, the least Gini gain of a split. 0.0: the reference code (the one LRT14 fed their
@@ -75,8 +76,9 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     max_depth : the depth leaves stop at (root 0), or None for no limit. 10, the reference code's maxDepth (a guess
         for the paper's experiments). Leaves at max_depth keep no tests.
     n_passes : passes over each batch given to ``fit`` / ``partial_fit`` (each with fresh Poisson weights), rows in
-        the order given. 1 is the streaming setting; LRT14 trained ORF-Saffari with 20 passes (the reference code
-        ships 10, and draws a new permutation of the data each pass: shuffle the rows first for that).
+        the order given. 1 is the streaming setting. LRT14's "20 epochs (passes through the training data)" are
+        passes over the whole training set, each in a new random order, as in the reference code (which ships 10):
+        give ``partial_fit`` the shuffled training set once per epoch for that.
     random_state, n_jobs : as in ``MondrianForestClassifier``: one random stream per tree, threads over trees,
         the same model for every n_jobs.
 
