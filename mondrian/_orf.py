@@ -13,8 +13,9 @@ Candidate tests: a feature uniformly at random, a threshold uniform in the leaf'
 time the test is drawn. A child's range starts as its parent's range cut at the split (the data the parent saw on
 the child's side) and it draws its tests at once. The root has seen no data when it is made: it first learns the
 range of the data, and draws its tests when it has seen a weight >= min_samples_split (until then its tests are
-marked undrawn, feature NO_NODE); it then collects as much again before it may split. Every range grows with the
-points its leaf sees.
+marked undrawn, feature NO_NODE); it then collects as much again before it may split. Given the range the features
+lie in before any data (``feature_range``, as Saffari's reference code reads it from the training set), the root's
+range starts as that box and it draws its tests at once. Every range grows with the points its leaf sees.
 
 Storage: the structure is the shared ``TreeArrays`` with zero-width boxes (ranges are only kept for leaves that
 can split, see below) and split_time 0 at internal nodes (no Mondrian time: internal for lifetime inf).
@@ -82,9 +83,14 @@ def trimmed_stats(stats: LeafStats, n_nodes: int) -> LeafStats:
     )
 
 
-def kernel_params(min_samples_split: float, min_gain: float, max_depth: int | None, n_passes: int) -> np.ndarray:
-    """(min_samples_split, min_gain, max_depth (inf for None), n_passes) as float64."""
-    return np.array([min_samples_split, min_gain, np.inf if max_depth is None else max_depth, n_passes], np.float64)
+def kernel_params(
+    min_samples_split: float, min_gain: float, max_depth: int | None, n_passes: int, feature_range=None
+) -> np.ndarray:
+    """(min_samples_split, min_gain, max_depth (inf for None), n_passes, the feature range's low and high (nan for
+    None)) as float64."""
+    low, high = (np.nan, np.nan) if feature_range is None else feature_range
+    depth = np.inf if max_depth is None else max_depth
+    return np.array([min_samples_split, min_gain, depth, n_passes, low, high], np.float64)
 
 
 # -- growth inside the kernels -------------------------------------------------------------------------------------
@@ -202,18 +208,24 @@ def _add_point(counts, slot, lower, upper, test_feature, test_threshold, test_co
 
 
 @numba.njit(cache=True, nogil=True)
-def _new_root(tree, stats, x, max_depth):
-    """The root of an empty tree (a fresh row: zero counts, no slot). If it can split, its range starts at x and its
-    tests are left undrawn."""
+def _new_root(tree, stats, x, max_depth, low, high, rng):
+    """The root of an empty tree (a fresh row: zero counts, no slot). If it can split, its range starts at x with
+    its tests left undrawn or, for a feature range [low, high] known in advance (low not nan), at that box with its
+    tests drawn at once."""
     tree, stats = _with_room(tree, stats, 1, 1)
     root = add_node(tree, NO_NODE, tree.box_lower[0], tree.box_upper[0])
     tree.root[0] = root
     if max_depth > 0:
         s = _take_slot(stats.free, stats.n_free, stats.n_slots)
         stats.slot[root] = s
-        stats.lower[s] = x
-        stats.upper[s] = x
-        stats.test_feature[s] = NO_NODE
+        if np.isnan(low):
+            stats.lower[s] = x
+            stats.upper[s] = x
+            stats.test_feature[s] = NO_NODE
+        else:
+            stats.lower[s] = low
+            stats.upper[s] = high
+            draw_tests(stats.lower, stats.upper, stats.test_feature, stats.test_threshold, stats.test_counts, s, rng)
     return tree, stats
 
 
@@ -255,11 +267,11 @@ def _split(tree, stats, leaf, k, max_depth, rng):
 def update(tree, stats, x, c, w, params, rng):
     """Learn the point (x, class c) with weight w > 0: add it to its leaf, then split the leaf on its best test if
     the leaf has seen a weight >= min_samples_split since its tests were drawn and that test's gain is > 0 and
-    >= min_gain. The root draws its tests once it has seen a weight >= min_samples_split.
-    Returns the (possibly grown) tree and statistics."""
+    >= min_gain. The root draws its tests once it has seen a weight >= min_samples_split, or at once for a known
+    feature range. Returns the (possibly grown) tree and statistics."""
     min_samples_split, min_gain, max_depth = params[0], params[1], params[2]
     if tree.root[0] == NO_NODE:
-        tree, stats = _new_root(tree, stats, x, max_depth)
+        tree, stats = _new_root(tree, stats, x, max_depth, params[4], params[5], rng)
     leaf = leaf_of(tree, x, np.inf)
     _add_point(
         stats.counts,

@@ -28,6 +28,15 @@ def _finite_at_least(value, low: float) -> bool:
     return not isinstance(value, bool) and isinstance(value, numbers.Real) and low <= value < np.inf
 
 
+def _is_range(value) -> bool:
+    try:
+        low, high = value
+    except (TypeError, ValueError):
+        return False
+    finite = all(not isinstance(v, bool) and isinstance(v, numbers.Real) and np.isfinite(v) for v in (low, high))
+    return finite and low < high
+
+
 class OnlineRandomTree(MondrianTree):
     """One ORF tree: the node arrays (zero-width boxes), ``stats`` a ``_orf.LeafStats`` (label counts per node,
     ranges and candidate tests per leaf that can still split), its random stream and ``max_depth`` (which leaves
@@ -79,17 +88,22 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         the order given. 1 is the streaming setting. LRT14's "20 epochs (passes through the training data)" are
         passes over the whole training set, each in a new random order, as in the reference code (which ships 10):
         give ``partial_fit`` the shuffled training set once per epoch for that.
+    feature_range : None, or (low, high), the range every feature is known to lie in before any data (as for
+        features min-max scaled to [0, 1], LRT14's). Given it, the root's range starts as the box [low, high]^d and
+        it draws its tests at once, as in the reference code (which reads the range from the training set), so it
+        may split after min_samples_split; None: the root first learns the range of the data (see below).
     random_state, n_jobs : as in ``MondrianForestClassifier``: one random stream per tree, threads over trees,
         the same model for every n_jobs.
 
     Choices, and departures from Saffari's reference code:
 
     - Thresholds are drawn in the range of the data the leaf has seen when the test is drawn: for a child, its
-      parent's range cut at the split (the data the parent saw on that side). The root, made before any data, first
-      learns that range: it draws its tests once it has seen a weight >= min_samples_split, then needs as much
-      again to split. The reference code draws thresholds in the global range of the training set, which an online
-      learner cannot know in advance (on LRT14's min-max scaled data it is [0, 1]); a leaf's own range keeps every
-      test within its data for any scaling, as in the extremely randomised trees Saffari et al. build on. (Tests
+      parent's range cut at the split (the data the parent saw on that side). Without ``feature_range`` the root,
+      made before any data, first learns that range: it draws its tests once it has seen a weight >=
+      min_samples_split, then needs as much again to split. The reference code draws every node's thresholds in the
+      global range of the training set, which an online learner cannot know in advance unless the scaling fixes it
+      (``feature_range``; on LRT14's min-max scaled data it is [0, 1]); a child's range, its parent's cut at the
+      split, keeps its tests within its cell, as in the extremely randomised trees Saffari et al. build on. (Tests
       drawn at the root's first point would share their thresholds across all trees, as the first point is the
       same for every tree.)
     - Tests are axis-aligned, and scored by the Gini gain; the reference code uses random projections on two
@@ -112,6 +126,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         min_gain: float = 0.0,
         max_depth: int | None = 10,
         n_passes: int = 1,
+        feature_range=None,
         random_state=None,
         n_jobs=None,
     ):
@@ -121,6 +136,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         self.min_gain = min_gain
         self.max_depth = max_depth
         self.n_passes = n_passes
+        self.feature_range = feature_range
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -135,10 +151,15 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
             raise ValueError(f"max_depth must be a positive integer or None, got {self.max_depth!r}")
         if not _positive_int(self.n_passes):
             raise ValueError(f"n_passes must be a positive integer, got {self.n_passes!r}")
+        if self.feature_range is not None and not _is_range(self.feature_range):
+            raise ValueError(
+                f"feature_range must be None or (low, high) with finite low < high, got {self.feature_range!r}"
+            )
         return np.inf
 
     def _kernel_params(self) -> np.ndarray:
-        return _orf.kernel_params(self.min_samples_split, self.min_gain, self.max_depth, self.n_passes)
+        feature_range = None if self.feature_range is None else tuple(map(float, self.feature_range))
+        return _orf.kernel_params(self.min_samples_split, self.min_gain, self.max_depth, self.n_passes, feature_range)
 
     def _new_trees(self, n_features: int, lifetime: float) -> list[OnlineRandomTree]:
         return [

@@ -388,6 +388,29 @@ def test_a_separable_problem_is_learnt_and_more_passes_help_early():
     assert all(t.n_nodes == 1 for t in early[0].trees_)
 
 
+def test_a_known_feature_range_lets_the_root_split_after_min_samples_split():
+    """With feature_range the root starts from that box and draws its tests at its first point (thresholds inside
+    the box), so it splits once it has seen min_samples_split, not twice that."""
+    X, y = separable(400, seed=7)
+    X[:, 1] = 0.25 + 0.5 * X[:, 1]  # a feature whose data range is narrower than the box
+    split_at = {}
+    for feature_range in (None, (0.0, 1.0)):
+        model = OnlineRandomForestClassifier(n_estimators=30, min_samples_split=20, feature_range=feature_range,
+                                             random_state=0)  # fmt: skip
+        model.partial_fit(X[:1], y[:1], classes=[0, 1])
+        if feature_range is not None:
+            for tree in (t for t in model.trees_ if t.root != NO_NODE):
+                s = tree.stats.slot[tree.root]
+                assert (tree.stats.test_feature[s] != NO_NODE).all()
+                np.testing.assert_array_equal(tree.stats.lower[s], 0.0)
+                np.testing.assert_array_equal(tree.stats.upper[s], 1.0)
+        model.partial_fit(X[1:], y[1:])
+        split_at[feature_range] = [t.stats.counts[t.root, 0] for t in model.trees_ if t.n_nodes > 1]
+    assert len(split_at[None]) == len(split_at[0.0, 1.0]) == 30
+    assert all(20 <= w < 40 for w in split_at[0.0, 1.0])
+    assert all(w >= 40 for w in split_at[None])
+
+
 # -- the estimator API --------------------------------------------------------------------------------------------
 
 
@@ -467,6 +490,7 @@ def failing_calls():
         "min_gain": [-0.1, np.nan, np.inf, None],
         "max_depth": [0, 2.5, -1, "deep"],
         "n_passes": [0, 1.0, False],
+        "feature_range": [(1.0, 0.0), (0.0, np.inf), (0.0,), "01", (False, True)],
     }
     calls = [
         ("fit NaN", lambda m: m.fit(nan, y), "NaN"),
