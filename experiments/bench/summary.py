@@ -61,10 +61,14 @@ def lrt14_rows(timing: pd.DataFrame) -> list[dict]:
 def bsp_rows(online_bsp: pd.DataFrame) -> list[dict]:
     rows = []
     for _, row in online_bsp.iterrows():
-        bsp = row["forest"] == "BSP"
+        bsp = row["forest"].startswith("BSP")
         rows.append(
             {
-                "benchmark": "online BSP forest" if bsp else "online MF, increasing lifetime (BSP's baseline)",
+                "benchmark": (
+                    f"online BSP forest, leaf rule {'law' if 'law' in row['forest'] else 'text'}"
+                    if bsp
+                    else "online MF, increasing lifetime (BSP's baseline)"
+                ),
                 "ours": ("OnlineBSPForestRegressor" if bsp else "MondrianForestRegressor") + " partial_fit",
                 "data": f"{row['points']} points, d = {row['d']}",
                 "samples/s": row["points"] / row["seconds"],

@@ -15,8 +15,9 @@ def test_summary_has_a_row_per_measurement_in_consistent_units():
     online_bsp = bsp.run(dims=(2, 3), n_samples=400, n_trees=3, repeats=1)
     table = summary(mf, timing, online_bsp)
     assert list(table.columns) == COLUMNS
-    # MF learning and prediction at n_jobs 1 and 2; LRT14's timing; BSP and its MF baseline at d = 2 and 3
-    assert len(table) == 4 + 1 + 4
+    # MF learning and prediction at n_jobs 1 and 2; LRT14's timing; BSP (both leaf rules) and its MF baseline at
+    # d = 2 and 3
+    assert len(table) == 4 + 1 + 6
 
     learn = table.iloc[0]
     assert learn["benchmark"] == "MF online learning (5 mini-batches)"
@@ -32,6 +33,7 @@ def test_summary_has_a_row_per_measurement_in_consistent_units():
     assert math.isclose(lrt["us per sample per tree"], mf_s * 1e6 / (15_000 * 2))
 
     bsp_rows = table.iloc[5:]
-    assert list(bsp_rows["data"]) == ["400 points, d = 2"] * 2 + ["400 points, d = 3"] * 2
+    assert list(bsp_rows["data"]) == ["400 points, d = 2"] * 3 + ["400 points, d = 3"] * 3
+    assert list(bsp_rows["benchmark"][:2]) == ["online BSP forest, leaf rule text", "online BSP forest, leaf rule law"]
     assert (bsp_rows["bytes per node"] > 0).all()
     assert list(bsp_rows["us per sample per tree"]) == list(online_bsp["us per point per tree"])
