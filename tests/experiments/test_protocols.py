@@ -1,5 +1,6 @@
 """The online and fractions protocols, and the process simulations."""
 
+import itertools
 import warnings
 
 import numpy as np
@@ -10,10 +11,13 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier, Rando
 from sklearn.linear_model import SGDClassifier
 from sklearn.model_selection import GridSearchCV
 
+from experiments.config import compose
 from experiments.data import synthetic
 from experiments.data.bundled import bundled
 from experiments.data.dataset import split
 from experiments.protocols import fractions, online, process
+from experiments.reproduce import figure_trials
+from experiments.trial import trial_hash
 from mondrian import MondrianForestClassifier, MondrianForestRegressor, OnlineBSPForestRegressor
 
 
@@ -142,6 +146,97 @@ def test_fractions_pays_one_off_costs_on_a_throwaway_model_before_the_clock_star
     assert result.curves["accuracy"].iloc[-1] == fresh.score(data.X_test, data.y_test)
 
 
+class RecordingForest(CountingForest):
+    """A counting forest that keeps the rows of each partial_fit call."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def partial_fit(self, X, y, classes=None):
+        self.calls.append(X.copy())
+        return super().partial_fit(X, y, classes=classes)
+
+
+def test_fractions_final_passes_feed_the_whole_training_set_again_in_new_orders():
+    data = bundled("digits", seed=0)
+    n = len(data.X_train)
+    built = []
+
+    def model():
+        built.append(RecordingForest())
+        return built[-1]
+
+    result = fractions.run(model, data, seed=3, n_batches=4, final_passes=3)
+    curves = result.curves
+    batches = [int(b) for b in np.linspace(0, n, 5)[1:]]
+    assert list(curves["pass"]) == [1, 1, 1, 1, 2, 3, 4]
+    assert list(curves["step"]) == [*batches, 2 * n, 3 * n, 4 * n]  # samples learnt: steps never repeat
+    assert list(curves["fraction"].iloc[4:]) == [1.0, 1.0, 1.0]
+    assert curves["train_time"].is_monotonic_increasing and curves["train_time"].iloc[-1] > curves["train_time"].iloc[3]
+    assert result.summary["pass"] == 4 and result.summary["accuracy"] == curves["accuracy"].iloc[-1]
+    # one partial_fit call per extra pass, the whole shuffled training set in a new order drawn after the shuffle's
+    timed = max(built, key=lambda m: m.rows)
+    assert [len(X) for X in timed.calls] == [batches[0], *np.diff(batches), n, n, n]
+    rng = np.random.default_rng(3)
+    shuffle = rng.permutation(n)
+    X, y = data.X_train[shuffle], data.y_train[shuffle]
+    orders = [rng.permutation(n) for _ in range(3)]
+    assert len({tuple(order) for order in orders}) == 3
+    for order, call in zip(orders, timed.calls[4:], strict=True):
+        np.testing.assert_array_equal(call, X[order])
+    # the row after the last pass scores the model that learnt the mini-batches, then the three passes
+    fresh = MondrianForestClassifier(n_estimators=3, random_state=0)
+    for a, b in itertools.pairwise([0, *batches]):
+        fresh.partial_fit(X[a:b], y[a:b], classes=data.classes)
+    for order in orders:
+        fresh.partial_fit(X[order], y[order])
+    assert curves["accuracy"].iloc[-1] == fresh.score(data.X_test, data.y_test)
+    # the first pass is the run without final passes, row for row; the same seed gives the same curves
+    single = fractions.run(model, data, seed=3, n_batches=4)
+    assert "pass" not in single.curves
+    same = ["step", "fraction", "leaves", "accuracy", "log_loss"]
+    pd.testing.assert_frame_equal(curves[same].iloc[:4], single.curves[same])
+    again = fractions.run(model, data, seed=3, n_batches=4, final_passes=3)
+    pd.testing.assert_frame_equal(again.curves.drop(columns="train_time"), curves.drop(columns="train_time"))
+
+
+def test_fractions_final_passes_leave_batch_models_and_refitted_online_models_alone():
+    data = bundled("digits", seed=0)
+    for model, refit in (
+        (lambda: RandomForestClassifier(n_estimators=3, random_state=0), "auto"),
+        (lambda: MondrianForestClassifier(n_estimators=3, random_state=0), "always"),
+    ):
+        single = fractions.run(model, data, seed=1, n_batches=3, refit=refit)
+        passes = fractions.run(model, data, seed=1, n_batches=3, refit=refit, final_passes=2)
+        assert list(passes.curves["pass"]) == [1, 1, 1]
+        pd.testing.assert_frame_equal(
+            passes.curves.drop(columns=["pass", "train_time"]), single.curves.drop(columns="train_time")
+        )
+
+
+# The identity of the fractions protocol's part of a trial (trial_hash of {"protocol": ...}) at 10 and 100
+# mini-batches, as it was before final_passes existed: a trial that does not set it keeps its hash, so its finished
+# runs in the store still count. A change here re-runs every trial of lrt14-fig3, mgs17-fig1 and the BSP figures.
+FRACTIONS_IDENTITY = {
+    10: "c0c01aa0cf8fb4266f47ef0740a8d873eddec2da57ae19674aabc8cab1a99fa1",
+    100: "6e8feaafa37127a090166d813bed8cf28f4468722517de09550ca55a7684497c",
+}
+
+
+@pytest.mark.parametrize("figure_id, profile", [("mgs17-fig1", "paper")])
+def test_final_passes_change_only_the_identity_of_the_trials_that_set_it(figure_id, profile):
+    trials = figure_trials(compose([f"figure={figure_id}", f"profile={profile}"]))
+    with_passes = [t for t in trials if "final_passes" in t["protocol"]["run"]]
+    assert {t["model"]["name"] for t in with_passes} == ({"ORF-Saffari"} if figure_id == "lrt14-fig3" else set())
+    assert {t["protocol"]["run"]["final_passes"] for t in with_passes} <= {19}
+    for trial in trials:
+        if trial not in with_passes:
+            assert (
+                trial_hash({"protocol": trial["protocol"]}) == FRACTIONS_IDENTITY[trial["protocol"]["run"]["n_batches"]]
+            )
+
+
 def test_fractions_aligns_probabilities_when_a_prefix_misses_classes():
     X = np.arange(40, dtype=float)[:, None]
     y = np.repeat([0, 1, 2, 3], 10)
@@ -167,6 +262,9 @@ def test_fractions_errors_are_clear():
         fractions.run(RandomForestClassifier, bundled("iris"), seed=0, refit="never")
     with pytest.raises(ValueError, match="sizes must increase"):
         fractions.run(RandomForestClassifier, bundled("iris"), seed=0, sizes=[50, 20])
+    for passes in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="final_passes must be a non-negative integer"):
+            fractions.run(RandomForestClassifier, bundled("iris"), seed=0, final_passes=passes)
 
 
 def test_fractions_at_given_sizes_record_the_leaves_per_tree():
