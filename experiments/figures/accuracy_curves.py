@@ -41,11 +41,13 @@ def ordered(panels, order) -> list[str]:
 
 
 def long_table(runs, label: Callable) -> pd.DataFrame:
-    """dataset, method, trees, seed, step, fraction, train_time, accuracy; ``label(run)`` gives the panel's dataset
-    and the method's name for a run."""
+    """dataset, method, trees, seed, step, pass, fraction, train_time, accuracy; ``label(run)`` gives the panel's
+    dataset and the method's name for a run. ``pass`` numbers the passes over the training data (the protocol's
+    ``final_passes``): 1 for the mini-batches, and for a run without passes after them."""
     frames = []
     for run in runs:
         frame = run.curves[["step", "fraction", "train_time", "accuracy"]].copy()
+        frame["pass"] = run.curves.get("pass", 1)
         frame["dataset"], frame["method"] = label(run)
         frame["trees"] = int(run.trial["model"]["estimator"]["n_estimators"])
         frame["seed"] = run.trial.get("seed", 0)
@@ -54,8 +56,9 @@ def long_table(runs, label: Callable) -> pd.DataFrame:
 
 
 def means(long: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset, method, trees and step: the mean fraction, accuracy (and sd) and cumulative time over seeds."""
-    keys = [*KEYS, "step"]
+    """Per dataset, method, trees and step (with its pass): the mean fraction, accuracy (and sd) and cumulative time
+    over seeds."""
+    keys = [*KEYS, "step", "pass"]
     out = long.groupby(keys).agg(
         fraction=("fraction", "mean"),
         accuracy=("accuracy", "mean"),
@@ -96,14 +99,15 @@ def paired_difference(frame: pd.DataFrame, a: str, b: str, by) -> pd.DataFrame:
 
 def draw_curves(ax: plt.Axes, mean: pd.DataFrame, x: str, methods, colors: dict, markers: dict) -> None:
     """One line per method (mean over seeds, band ± sd) of the accuracy against ``x`` (fraction or train_time); the
-    first methods are drawn on top."""
+    first methods are drawn on top. Markers at every tenth of the mini-batches and at the end of every later pass."""
     for rank, method in enumerate(methods):
         part = mean[mean["method"] == method].sort_values("step")
         if part.empty:
             continue
         color = colors.get(method)
-        every = max(1, len(part) // 10)
-        ax.plot(part[x], part["accuracy"], color=color, lw=1.3, marker=markers.get(method), markevery=every, ms=4,
+        first = int((part["pass"] == 1).sum())
+        marks = [*range(0, first, max(1, first // 10)), *range(first, len(part))]
+        ax.plot(part[x], part["accuracy"], color=color, lw=1.3, marker=markers.get(method), markevery=marks, ms=4,
                 label=method, zorder=2 + len(methods) - rank)  # fmt: skip
         sd = part["accuracy_sd"].fillna(0.0)
         ax.fill_between(part[x], part["accuracy"] - sd, part["accuracy"] + sd, color=color, alpha=0.15, lw=0, zorder=1)
@@ -120,11 +124,13 @@ def set_accuracy_limits(ax: plt.Axes, mean: pd.DataFrame) -> None:
 
 def write_table(mean: pd.DataFrame, stem: str, header: str, methods, sizes: str) -> None:
     """Final test accuracy (mean ± sd over seeds) and cumulative training time per dataset, trees and method;
-    ``sizes`` as in ``copy_note``."""
+    ``sizes`` as in ``copy_note``. The rows are each method's last step; n_train is the data of the first pass, and
+    the CSV leaves the pass out (a figure that tabulates a method after further passes names it as a method of its
+    own)."""
     last = final(mean)
     path = Path(stem)
     path.parent.mkdir(parents=True, exist_ok=True)
-    last.to_csv(path.with_suffix(".csv"), index=False, float_format="%.6g")
+    last.drop(columns="pass").to_csv(path.with_suffix(".csv"), index=False, float_format="%.6g")
     present = [m for m in methods if m in set(last["method"])]
     lines = [
         header,
@@ -146,7 +152,7 @@ def write_table(mean: pd.DataFrame, stem: str, header: str, methods, sizes: str)
             cells.append(
                 f"**{text}** ({row['train_time']:.3g} s)" if method == best else f"{text} ({row['train_time']:.3g} s)"
             )
-        n_train = int(part["step"].max())
+        n_train = int(part.loc[part["pass"] == 1, "step"].max())
         lines.append(f"| {dataset} | {trees} | {n_train} | " + " | ".join(cells) + " |")
     n_seeds = int(last["n_seeds"].max())
     lines += ["", f"Mean ± sd over {n_seeds} seeds; in brackets the cumulative training time; bold: best accuracy."]

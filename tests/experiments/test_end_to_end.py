@@ -25,7 +25,7 @@ FIGURES = {
     "amf-fig12": 24,
     "lrt14-fig1": 1,
     "lrt14-fig2": 1,
-    "lrt14-fig3": 6,
+    "lrt14-fig3": 5,
     "mgs17-fig1": 6,
     "theory-rates-lipschitz": 12,
     "theory-fixed-lifetime": 4,

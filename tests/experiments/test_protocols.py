@@ -224,7 +224,9 @@ FRACTIONS_IDENTITY = {
 }
 
 
-@pytest.mark.parametrize("figure_id, profile", [("mgs17-fig1", "paper")])
+@pytest.mark.parametrize(
+    "figure_id, profile", [("mgs17-fig1", "paper"), ("lrt14-fig3", "paper"), ("lrt14-fig3", "quick")]
+)
 def test_final_passes_change_only_the_identity_of_the_trials_that_set_it(figure_id, profile):
     trials = figure_trials(compose([f"figure={figure_id}", f"profile={profile}"]))
     with_passes = [t for t in trials if "final_passes" in t["protocol"]["run"]]
