@@ -122,9 +122,7 @@ def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, min_spl
 
 
 @numba.njit(cache=True, nogil=True)
-def _learn_one(
-    tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch
-):
+def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch):
     """Point i of the store: extend at ``lifetime`` (lam_i), then raise to lam_{i+1}. Returns (lam_{i+1}, R)."""
     x = X[i]
     n = path_of(tree, x, lifetime, path)
@@ -174,9 +172,7 @@ def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_s
 
 
 @numba.njit(cache=True, nogil=True)
-def progressive(
-    tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, params, rng, prior, out
-):
+def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, params, rng, prior, out):
     """Progressive validation: out[i - start] += prediction at X[i] before learning point i; then learn it."""
     path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
