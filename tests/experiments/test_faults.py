@@ -12,7 +12,7 @@ from experiments.config import compose
 from experiments.sweep import run_sweep
 from experiments.trial import trial_config, trial_hash
 
-# bsp-fig5 on 1500 training points: the 4 trials of its curve over N (up to 2000 points) raise, the other 8 run.
+# bsp-fig5 on 1500 training points: the 6 trials of its curves over N (up to 2000 points) raise, the other 12 run.
 TOO_SMALL = "dataset.load.n_samples=6500"
 
 
@@ -27,12 +27,12 @@ def test_failing_trials_are_recorded_the_sweep_goes_on_and_a_rerun_runs_only_the
     figure = new_quick_figure("failing")
     done = figure.run(TOO_SMALL, "launcher.n_jobs=2")
     assert done.returncode != 0
-    assert "12 trials: 0 already finished, 8 run now, 4 failed" in done.stdout
-    assert done.stdout.count("failed: bsp_sin/") == 4 and "sizes must increase" in done.stdout
+    assert "18 trials: 0 already finished, 12 run now, 6 failed" in done.stdout
+    assert done.stdout.count("failed: bsp_sin/") == 6 and "sizes must increase" in done.stdout
     client = MlflowClient(figure.uri)
     runs = trial_runs(client, figure.figure)
     failed = [r for r in runs if r.info.status == "FAILED"]
-    assert len(runs) == 12 and len(failed) == 4
+    assert len(runs) == 18 and len(failed) == 6
     for run in failed:
         assert run.data.tags["error"].startswith("ValueError: sizes must increase")
         with open(client.download_artifacts(run.info.run_id, "traceback.txt", str(figure.root))) as f:
@@ -40,9 +40,9 @@ def test_failing_trials_are_recorded_the_sweep_goes_on_and_a_rerun_runs_only_the
 
     again = figure.run(TOO_SMALL, "launcher.n_jobs=2")
     assert again.returncode != 0
-    assert "12 trials: 8 already finished, 0 run now, 4 failed" in again.stdout
+    assert "18 trials: 12 already finished, 0 run now, 6 failed" in again.stdout
     runs = trial_runs(client, figure.figure)
-    assert sum(r.info.status == "FINISHED" for r in runs) == 8 and sum(r.info.status == "FAILED" for r in runs) == 8
+    assert sum(r.info.status == "FINISHED" for r in runs) == 12 and sum(r.info.status == "FAILED" for r in runs) == 12
 
 
 def test_a_run_interrupted_while_logged_is_killed_not_finished_and_runs_again(tracker, monkeypatch):
