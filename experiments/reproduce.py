@@ -15,7 +15,7 @@ from omegaconf import DictConfig
 from experiments.config import compose, grid_overrides
 from experiments.data import DatasetUnavailable, catalog
 from experiments.data.fetch import parsed
-from experiments.figures import note_missing, save_figure
+from experiments.figures import Drawing, note_missing, save_figure, save_tables
 from experiments.sweep import SweepReport, run_sweep
 from experiments.tracking import RunRecord, Tracker
 from experiments.trial import trial_config, trial_hash
@@ -49,9 +49,10 @@ def figure_trials(cfg: DictConfig, trial_overrides: list[str] = ()) -> list[dict
     return trials
 
 
-def output_dir(cfg: DictConfig) -> Path:
-    """results/figures for the paper profile, results/figures/<profile> for the others."""
-    root = Path(cfg.paths.figures)
+def output_dir(cfg: DictConfig, kind: str = "figures") -> Path:
+    """Where a figure's images (``kind`` figures) or tables (tables) go: ``paths.<kind>`` for the paper profile,
+    ``paths.<kind>/<profile>`` for the others."""
+    root = Path(cfg.paths[kind])
     return root if cfg.profile == "paper" else root / cfg.profile
 
 
@@ -185,10 +186,15 @@ def settings_used(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str
 
 
 def draw(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str]) -> tuple[list[Path], list]:
-    """The figure drawn from its runs into output_dir (PNG and PDF), and its claims checked on them."""
+    """The figure drawn from its runs into output_dir (PNG and PDF, and its tables as CSV and Markdown), and its
+    claims checked on them."""
     module = importlib.import_module(cfg.figure.module)
     settings = profile_settings(cfg)
     drawing = module.plot(runs, settings)
+    if not isinstance(drawing, Drawing):
+        drawing = Drawing(drawing)
     if missing:
-        note_missing(drawing, list(missing))
-    return save_figure(drawing, output_dir(cfg), cfg.figure.id), module.claims(runs, settings)
+        note_missing(drawing.figure, list(missing))
+    files = save_figure(drawing.figure, output_dir(cfg), cfg.figure.id)
+    files += save_tables(drawing.tables, output_dir(cfg, "tables"), cfg.figure.id)
+    return files, module.claims(runs, settings)

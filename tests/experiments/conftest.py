@@ -33,6 +33,7 @@ def store_overrides(root: Path) -> list[str]:
         f"tracking.uri=sqlite:///{root}/mlflow.db",
         f"tracking.artifact_root={root}/artifacts",
         f"paths.figures={root}/figures",
+        f"paths.tables={root}/tables",
         f"hydra.run.dir={root}/hydra",
     ]
 

@@ -49,6 +49,7 @@ def test_allow_missing_draws_without_the_dataset_and_says_so(tmp_path, monkeypat
         f"tracking.uri=sqlite:///{tmp_path}/mlflow.db",
         f"tracking.artifact_root={tmp_path}/artifacts",
         f"paths.figures={tmp_path}/figures",
+        f"paths.tables={tmp_path}/tables",
         "launcher.n_jobs=1",
     ]
     assert reproduce.reproduce_figure(compose(overrides)) == 1
@@ -74,6 +75,7 @@ def test_allow_missing_with_every_dataset_missing_stops_and_names_the_other_prof
         f"tracking.uri=sqlite:///{tmp_path}/mlflow.db",
         f"tracking.artifact_root={tmp_path}/artifacts",
         f"paths.figures={tmp_path}/figures",
+        f"paths.tables={tmp_path}/tables",
         "allow_missing=true",
     ]
     assert reproduce.reproduce_figure(compose(overrides)) == 1
