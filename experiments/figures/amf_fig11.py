@@ -2,40 +2,23 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim, title_with_legend
-from experiments.figures.amf_fig10 import AMF_VARIANTS, COLORS, MF, PAPER_AMF, dataset_title, ordered
+from experiments.figures import Claim, Drawing, title_with_legend
+from experiments.figures.amf_online import AMF_VARIANTS, COLORS, MF, PAPER_AMF, dataset_title, label, ordered, panels
+from experiments.figures.tables import long_table
 
 ONLINE = (*AMF_VARIANTS, MF, "SGD")
 BATCH = ("RF", "ET")
 
 
-def label(run) -> str:
-    """The method's name as the paper writes it (the catalog's ERT is the paper's ET)."""
-    name = run.trial["model"]["name"]
-    return "ET" if name == "ERT" else name
-
-
-def panels(n: int) -> tuple[plt.Figure, np.ndarray]:
-    """Two panels a row (the paper's four datasets: 2 x 2)."""
-    n_cols = min(n, 2)
-    n_rows = int(np.ceil(n / n_cols))
-    return plt.subplots(n_rows, n_cols, figsize=(5 * n_cols, 3.3 * n_rows + 0.8), squeeze=False)
-
-
 def curves(runs) -> pd.DataFrame:
     """Long table: dataset, method, seed, step, auc (batch methods: one row, at the end of the stream)."""
-    frames = []
-    for run in runs:
-        frame = run.curves[["step", "auc"]].copy()
-        frame["dataset"] = run.trial["dataset"]["name"]
-        frame["method"] = label(run)
-        frame["seed"] = run.trial.get("seed", 0)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+
+    def labels(run) -> dict:
+        return {"dataset": run.dataset, "method": label(run), "seed": run.seed}
+
+    return long_table(runs, labels, ["step", "auc"])
 
 
 def final_auc(long: pd.DataFrame) -> pd.DataFrame:
@@ -44,7 +27,7 @@ def final_auc(long: pd.DataFrame) -> pd.DataFrame:
     return last.groupby(["dataset", "method"])["auc"].agg(["mean", "std", "count"]).reset_index()
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     long = curves(runs)
     datasets = ordered(long["dataset"].unique())
     n_seeds = int(long.groupby(["dataset", "method"])["seed"].nunique().max())
@@ -65,7 +48,7 @@ def plot(runs, spec) -> plt.Figure:
             values = part.loc[part["method"] == method, "auc"]
             if values.empty:
                 continue
-            ax.axhline(values.mean(), color=COLORS["RF" if method == "RF" else "ERT"], ls=style, lw=1.6, label=method)
+            ax.axhline(values.mean(), color=COLORS[method], ls=style, lw=1.6, label=method)
             low = min(low, values.mean())
         ax.set_ylim(max(0.0, low - 0.03), None)
         ax.set_xlim(0, n)
@@ -81,7 +64,7 @@ def plot(runs, spec) -> plt.Figure:
         "Test AUC (30% held out), every 100 samples for the online methods; RF, ET (10 trees) fitted once\n"
         f"mean ± sd over {n_seeds} split{'s' * (n_seeds > 1)} and stream orders",
     )
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
@@ -102,6 +85,7 @@ def claims(runs, spec) -> list[Claim]:
             len(batch_best) >= needed,
             f"batch best on {len(batch_best)} of {n} ({', '.join(map(dataset_title, batch_best)) or 'none'}). "
             f"Final test AUC, mean over seeds: {details}",
+            key="batch_best",
         )
     ]
     if PAPER_AMF in table.columns and MF in table.columns:
@@ -113,6 +97,7 @@ def claims(runs, spec) -> list[Claim]:
                 len(over_mf) >= needed,
                 f"{PAPER_AMF} > {MF} on {len(over_mf)} of {n} ({', '.join(map(dataset_title, over_mf)) or 'none'}); "
                 + "; ".join(f"{dataset_title(d)}: {PAPER_AMF} - {MF} = {margin[d]:+.4f}" for d in table.index),
+                key="above_mf",
             )
         )
     return out

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.partitions import cells, draw_splits, root_of, tree_layout
 
 QUERY = "#d62728"
@@ -88,10 +88,10 @@ def _draw_tree(ax, run, pruning: pd.Series, names: dict[int, str]) -> None:
         ax.spines[side].set_visible(False)
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     prunings = run.tables["prunings"]
-    query = np.asarray(run.trial["protocol"]["run"]["query"], dtype=float)
+    query = np.asarray(run.protocol["query"], dtype=float)
     t = len(run.tables["points"])
     names = _point_names(run.tables["nodes"], run.tables["points"])
     n = len(prunings)
@@ -113,7 +113,7 @@ def plot(runs, spec) -> plt.Figure:
         fontsize=9,
     )
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
@@ -129,21 +129,28 @@ def claims(runs, spec) -> list[Claim]:
             "every pruning of the tree is listed once: 1 + product of the children's counts at each node",
             len(prunings) == expected and prunings["nodes"].is_unique,
             f"{len(prunings)} prunings listed, {expected} expected",
+            key="prunings_listed",
+            kind=INVARIANT,
         ),
         Claim(
             "the priors are 2^-||T|| (||T|| = nodes of T not leaves of the tree) and sum to 1",
             prior_gap == 0 and abs(prunings["prior"].sum() - 1) < 1e-12,
             "priors " + ", ".join(f"2^-{k}" for k in norms) + f", sum {prunings['prior'].sum():.15f}",
+            key="priors",
+            kind=INVARIANT,
+            paper="2^-4, 2^-3, 2^-3, 2^-2, 2^-1 (Fig. 3's panels, summing to 17/16)",
         ),
         Claim(
             "the summed weights prior x prod w_v equal the root's wbar (context-tree weighting, Eq. (28))",
             ctw_gap < 1e-9,
             f"log sum = {summary['log_sum_weights']:.12f}, log wbar(root) = {summary['log_wbar_root']:.12f}",
+            key="context_tree_weighting",
         ),
         Claim(
             "the weighted mean of the prunings' predictions is the tree's prediction (Eq. (6))",
             prediction_gap < 1e-9,
             f"{summary['aggregated_prediction']:.12f} vs {summary['library_prediction']:.12f} "
             "(query routed by the splits)",
+            key="aggregated_prediction",
         ),
     ]

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.partitions import boxes, cells, draw_splits, tiling
 
 REMOVED = "#1f78b4"  # splits that leave a side empty (the paper's blue)
@@ -28,6 +28,7 @@ def _empty_side(full: pd.DataFrame) -> pd.Series:
 
 
 def _points(run) -> np.ndarray:
+    """The sample points as an (n, 2) array."""
     return run.tables["points"][["x0", "x1"]].to_numpy()
 
 
@@ -37,7 +38,7 @@ def _square(ax, title: str) -> None:
     ax.axis("off")
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     full, small, points = run.tables["unrestricted"], run.tables["restricted"], _points(run)
     empty = _empty_side(full)
@@ -64,7 +65,7 @@ def plot(runs, spec) -> plt.Figure:
     _square(ax_full, f"unrestricted: {n_full} cells\n{int(empty.sum())} splits (blue) leave a cell empty")
     _square(ax_small, f"restricted: {n_small} cells, one point each\n(dashed: the ranges of its internal nodes)")
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
@@ -98,6 +99,8 @@ def claims(runs, spec) -> list[Claim]:
             bool(abs(full_volume - 1) < 1e-12 and full_overlap == 0 and full_leaves["n_points"].max() <= 1),
             f"{len(full_leaves)} leaves, total area {full_volume:.15f}, max overlap {full_overlap:.1e}, "
             f"{int((full_leaves['n_points'] == 0).sum())} empty",
+            key="unrestricted_tiles",
+            kind=INVARIANT,
         ),
         Claim(
             "restricted: removing the splits that leave a side empty gives its splits, one leaf per point",
@@ -105,16 +108,22 @@ def claims(runs, spec) -> list[Claim]:
             f"{len(kept)} of {len(empty)} splits kept = {len(internal)} restricted splits; "
             f"{len(small_leaves)} leaves for {len(points)} points, "
             f"points per leaf cell {sorted(set(per_leaf.tolist()))}",
+            key="restriction_removes_empty_splits",
+            kind=INVARIANT,
         ),
         Claim(
             "restricted: its cells (Eq. (2)) still tile the square",
             bool(abs(small_volume - 1) < 1e-12 and small_overlap == 0),
             f"total area {small_volume:.15f}, max overlap {small_overlap:.1e}",
+            key="restricted_cells_tile",
+            kind=INVARIANT,
         ),
         Claim(
             "restricted: each node's range lies inside its cell and the data's range, and each split cuts its range",
             inside_cell and inside_data and cuts_range,
             f"inside cells {inside_cell}, inside the data's bounding box {inside_data}, "
             f"thresholds in ranges {cuts_range}",
+            key="ranges_inside_cells",
+            kind=INVARIANT,
         ),
     ]

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.bsp_drawing import chord, draw_hull, polygons
 
 PAIR_COLOURS = ("tab:blue", "tab:orange", "tab:green")
@@ -43,7 +43,7 @@ def _cut_planes(ax, nodes, hulls) -> None:
         ax.add_collection3d(Poly3DCollection([corners], alpha=0.25, facecolor="red", edgecolor="darkred", lw=0.6))
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     t, m = run.tables, run.metrics
     points, pairs = t["points"], t["pairs"]
@@ -95,10 +95,12 @@ def plot(runs, spec) -> plt.Figure:
     fig.suptitle("BSP Fig. 1: a 3-D BSP partition (left) and the four steps of its first cut, as the library drew it",
                  fontsize=10)  # fmt: skip
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
+    """What the drawing shows of the sampler, all holding by construction: the sampler draws again until both sides
+    hold points, u is drawn on [lo, hi], and pi x the mean width is the perimeter (Cauchy's formula)."""
     t, m = runs[0].tables, runs[0].metrics
     pairs, widths = t["pairs"], t["widths"]
     chosen = int(m["pair"])
@@ -108,15 +110,21 @@ def claims(runs, spec) -> list[Claim]:
             "the cut separates the block's points into two non-empty sides",
             m["n_left"] > 0 and m["n_right"] > 0,
             f"{m['n_left']:.0f} left, {m['n_right']:.0f} right",
+            key="two_nonempty_sides",
+            kind=INVARIANT,
         ),
         Claim(
             "the widths over theta integrate to the perimeter (Cauchy), so the angle's density is width / perimeter",
             abs(cauchy - pairs.loc[chosen, "perimeter"]) <= 1e-3 * pairs.loc[chosen, "perimeter"],
             f"pi x mean width {cauchy:.4f}, perimeter {pairs.loc[chosen, 'perimeter']:.4f}",
+            key="widths_integrate_to_perimeter",
+            kind=INVARIANT,
         ),
         Claim(
             "the position u lies in the projection range [lo, hi] of the hull on theta",
             m["lo"] <= m["u"] <= m["hi"],
             f"u = {m['u']:.3f} in [{m['lo']:.3f}, {m['hi']:.3f}]",
+            key="position_in_projection",
+            kind=INVARIANT,
         ),
     ]

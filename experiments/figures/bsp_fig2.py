@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.bsp_drawing import draw_partition, draw_tree, polygons
 
 CASES = ("absorbed", "leaf cut", "cut above", "extended")
@@ -16,7 +16,7 @@ def _changed(row) -> str:
     return "red" if row["new"] or row["grown"] else "k"
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     steps, nodes, hulls = run.tables["steps"], run.tables["nodes"], run.tables["hulls"]
     n = len(steps)
@@ -37,12 +37,12 @@ def plot(runs, spec) -> plt.Figure:
     for bottom in axes[1]:
         bottom.set_ylim(-depth - 0.5, 0.5)
     fig.suptitle(
-        f"BSP Fig. 2: online updates of one BSP tree (budget {run.trial['protocol']['run']['budget']:g}, seed "
-        f"{run.trial.get('seed', 0)}); dashed: hulls, solid: cuts, red: new or grown at this step",
+        f"BSP Fig. 2: online updates of one BSP tree (budget {run.protocol['budget']:g}, seed {run.seed}); dashed: "
+        "hulls, solid: cuts, red: new or grown at this step",
         fontsize=10,
     )
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def _sides_hold(vertices: np.ndarray, row, left: bool) -> bool:
@@ -51,6 +51,8 @@ def _sides_hold(vertices: np.ndarray, row, left: bool) -> bool:
 
 
 def claims(runs, spec) -> list[Claim]:
+    """What the drawing must show (every case of the update, for the seed chosen) and what the update keeps by
+    construction (a cut never crosses its children's hulls)."""
     run = runs[0]
     steps, nodes, hulls = run.tables["steps"], run.tables["nodes"], run.tables["hulls"]
     seen = {e for events in steps["events"].fillna("") for e in events.split(", ") if e}
@@ -59,6 +61,8 @@ def claims(runs, spec) -> list[Claim]:
             "the arrivals show every case of the online update (absorbed, leaf cut, cut above, extended)",
             set(CASES) <= seen,
             "; ".join(f"{s['label']}: {s['events']}" for _, s in steps.iterrows()),
+            key="every_update_case_shown",
+            kind=INVARIANT,
         )
     ]
     separated, above, checked_above = 0, 0, True
@@ -77,6 +81,8 @@ def claims(runs, spec) -> list[Claim]:
             "every cut leaves its children's hulls on its two sides (new cuts above a node do not cross its hull)",
             separated == total and checked_above,
             f"{separated} of {total} (node, step) cuts; {above} new cuts above an old node",
+            key="cuts_separate_children_hulls",
+            kind=INVARIANT,
         )
     )
     return out

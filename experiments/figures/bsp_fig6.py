@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 from scipy import stats
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.bsp_drawing import draw_partition
 from experiments.figures.partitions import boxes, draw_splits
 
@@ -21,7 +21,7 @@ def _points(ax, points) -> None:
     ax.add_patch(Rectangle((0, 0), 1, 1, fill=False, ls=":", color="0.4"))
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     t, m = run.tables, run.metrics
     fig, axes = plt.subplots(1, 4, figsize=(17, 4.4))
@@ -52,10 +52,12 @@ def plot(runs, spec) -> plt.Figure:
     fig.suptitle("BSP Fig. 6: Mondrian boxes vs BSP hulls on the same points; the line slice of the BSP partition",
                  fontsize=10)  # fmt: skip
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
+    """The line-slice lemma's Poisson law (within 3 SE of its mean and of its variance), and a hull inside the box of
+    the same points (by construction)."""
     m = runs[0].metrics
     n = m["slice_trees"]
     mean, var, expected = m["slice_mean"], m["slice_var"], m["poisson_mean"]
@@ -67,15 +69,19 @@ def claims(runs, spec) -> list[Claim]:
             m["bsp_hull_area"] < m["bsp_range_area"],
             f"BSP leaves: hulls {m['bsp_hull_area']:.3f}, boxes of the same points {m['bsp_range_area']:.3f} (the "
             f"Mondrian tree's {m['mondrian_leaves']:.0f} leaf boxes: {m['mondrian_box_area']:.3f})",
+            key="hull_tighter_than_box",
+            kind=INVARIANT,
         ),
         Claim(
             "line slice: the mean number of cuts met is the Poisson mean 2 rate_scale tau length (within 3 SE)",
             abs(mean - expected) <= 3 * se_mean,
             f"{mean:.3f} vs {expected:.3f} (SE {se_mean:.3f}, {n:.0f} trees)",
+            key="slice_poisson_mean",
         ),
         Claim(
             "line slice: its variance equals its mean, as for a Poisson count (within 3 SE)",
             abs(var - expected) <= 3 * se_var,
             f"variance {var:.3f} vs {expected:.3f} (SE {se_var:.3f})",
+            key="slice_variance_equals_mean",
         ),
     ]

@@ -8,22 +8,22 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Claim, title_with_legend
+from experiments.figures import Claim, Drawing, title_with_legend
 from experiments.figures.accuracy_curves import (
     CLOSE,
     KEYS,
+    accuracy_long,
     at_tenths,
     copy_note,
     dataset_title,
     draw_curves,
     final,
-    long_table,
+    final_table,
     means,
     ordered,
-    paired_difference,
     set_accuracy_limits,
-    write_table,
 )
+from experiments.figures.tables import paired_difference
 
 DAGGER = "\u2020"  # LRT14's mark of the runs on dna's attributes 61-120
 REDUCED = {"dna61_120": "dna"}  # datasets drawn in another's panel, their methods marked with the dagger
@@ -53,8 +53,8 @@ on train and test together. Written by `make reproduce-figure FIG=lrt14-fig3` (e
 
 def label(run) -> tuple[str, str]:
     """(panel, method): dna61_120's runs go to dna's panel as MF-dagger and ERT-1-dagger."""
-    name = run.trial["dataset"]["name"]
-    method = LABELS.get(run.trial["model"]["name"], run.trial["model"]["name"])
+    name = run.dataset
+    method = LABELS.get(run.model, run.model)
     if name in REDUCED:
         return dataset_title(REDUCED[name]), method + DAGGER
     return dataset_title(name), method
@@ -71,8 +71,8 @@ def after_passes(mean: pd.DataFrame) -> pd.DataFrame:
     return last.assign(method=[f"{m} ({p} passes)" for m, p in zip(last["method"], last["pass"], strict=True)])
 
 
-def plot(runs, spec) -> plt.Figure:
-    mean = means(long_table(runs, label))
+def plot(runs, spec) -> Drawing:
+    mean = means(accuracy_long(runs, label))
     first = single_pass(mean)
     panels = ordered(mean["dataset"], ORDER)
     fig, axes = plt.subplots(2, len(panels), figsize=(max(3.6 * len(panels), 8.0), 6.4), squeeze=False)
@@ -107,95 +107,108 @@ def plot(runs, spec) -> plt.Figure:
             f"{ORF} then makes {further} further passes over the training set (bottom row, a marker after each)"
         )
     title_with_legend(fig, handles_from, "\n".join([*lines, *([note] if note else [])]))
-    if spec.get("table"):
-        table = pd.concat([first, extra], ignore_index=True)
-        write_table(table, spec.table, HEADER, (*METHODS, *sorted(set(extra["method"]))), SIZES)
-    return fig
+    table = pd.concat([first, extra], ignore_index=True)
+    return Drawing(fig, {"": final_table(table, HEADER, (*METHODS, *sorted(set(extra["method"]))), SIZES)})
 
 
 def claims(runs, spec) -> list[Claim]:
-    long = long_table(runs, label)
+    long = accuracy_long(runs, label)
     first = single_pass(long)  # the accuracy claims: the paper's top row
     by_seed = [*KEYS, "seed"]
-    seed_tenths, seed_final = at_tenths(first, by_seed), final(first, by_seed)
     accuracy = final(means(first)).pivot(index="dataset", columns="method", values="accuracy")
-    last = final(means(long))  # the speed claim: the time of every pass
-    seconds = last.pivot(index="dataset", columns="method", values="train_time")
-    passes = last.pivot(index="dataset", columns="method", values="pass")
     panels = ordered(accuracy.index, ORDER)
     plain = [p for p in panels if not p.startswith("dna")]
-    out = []
-
-    if plain:
-        gaps = {p: accuracy.loc[p, list(BATCH)].max() - accuracy.loc[p, "MF"] for p in plain}
-        out.append(
-            Claim(
-                f"MF's final test accuracy is very close to the batch forests' (within {CLOSE} of the best of "
-                "Breiman-RF, ERT-k, ERT-1) on usps, satimage and letter",
-                all(g <= CLOSE for g in gaps.values()),
-                "; ".join(
-                    f"{p}: MF {accuracy.loc[p, 'MF']:.4f}, "
-                    + ", ".join(f"{m} {accuracy.loc[p, m]:.4f}" for m in BATCH)
-                    + f" (best batch - MF = {gaps[p]:+.4f})"
-                    for p in plain
-                ),
-            )
-        )
-    margins = paired_difference(seed_tenths, "MF", ORF, ["dataset", "tenth"])
-    out.append(
-        Claim(
-            "MF's test accuracy is higher than ORF-Saffari's trained on the same fraction, at every tenth of the data, "
-            "on every dataset (ORF-Saffari after a single pass, as the paper's top row; higher: the one-sided 95% "
-            "lower bound of the mean per-seed difference is > 0)",
-            all((margins.loc[p, "low"] > 0).all() for p in panels),
-            "; ".join(
-                f"{p}: MF - ORF-Saffari from {margins.loc[p, 'mean'].min():+.4f} to "
-                f"{margins.loc[p, 'mean'].max():+.4f}, higher at {(margins.loc[p, 'low'] > 0).sum()} of "
-                f"{len(margins.loc[p])} tenths"
-                for p in panels
-            ),
-        )
-    )
-    ratios = {p: seconds.loc[p, [*TIMED, ORF]] / seconds.loc[p, "MF"] for p in panels}
-    out.append(
-        Claim(
-            f"MF trains at least {TIMES_FASTER} times faster than the re-fitted ERT-k and ERT-1 and than ORF-Saffari "
-            "over all its passes (cumulative training time, ORF-Saffari's to the end of its epochs: the pass over "
-            "the mini-batches and those over the training set after it; Breiman-RF is left out as in the paper, "
-            "which did not time scikit-learn's compiled code, footnote 3. Compiled here: ERT-k and ERT-1 are "
-            "scikit-learn's Cython trees, MF and ORF-Saffari this project's numba kernels; the paper timed its "
-            "authors' Python)",
-            all((r >= TIMES_FASTER).all() for r in ratios.values()),
-            "; ".join(
-                f"{p}: MF {seconds.loc[p, 'MF']:.3g} s, "
-                + ", ".join(f"{m} {r[m]:.1f}x" for m in TIMED)
-                + f", {ORF} ({int(passes.loc[p, ORF])} passes, {seconds.loc[p, ORF]:.3g} s) {r[ORF]:.1f}x"
-                for p, r in ratios.items()
-            ),
-        )
-    )
     dna = [p for p in panels if p.startswith("dna")]
+    out = [close_to_batch(accuracy, plain)] if plain else []
+    out += [above_orf(at_tenths(first, by_seed), panels), faster(final(means(long)), panels)]
     if dna:
-        row = accuracy.loc[dna[0]]
-        pairs = [(b, a) for a in ("MF", "ERT-1") for b in ("Breiman-RF", "ERT-k")]
-        lows = {(b, a): paired_difference(seed_final, b, a, ["dataset"]).loc[dna[0], "low"] for b, a in pairs}
-        out.append(
-            Claim(
-                "on dna, MF and ERT-1 are less accurate than Breiman-RF and ERT-k (labels ignored by their splits; "
-                "over seeds as above)",
-                all(low > 0 for low in lows.values()),
-                ", ".join(f"{m} {row[m]:.4f}" for m in ("MF", "ERT-1", "Breiman-RF", "ERT-k"))
-                + "; lower bounds "
-                + ", ".join(f"{b} - {a} {low:+.4f}" for (b, a), low in lows.items()),
-            )
-        )
-        if f"MF{DAGGER}" in row.index and not np.isnan(row[f"MF{DAGGER}"]):
-            gains = {m: row[m + DAGGER] - row[m] for m in ("MF", "ERT-1")}
-            out.append(
-                Claim(
-                    f"on dna, keeping attributes 61-120 improves MF and ERT-1 a lot (by at least {DNA_GAIN})",
-                    all(g >= DNA_GAIN for g in gains.values()),
-                    ", ".join(f"{m}{DAGGER} - {m} = {g:+.4f}" for m, g in gains.items()),
-                )
-            )
+        out.append(dna_worse(accuracy.loc[dna[0]], final(first, by_seed), dna[0]))
+        if f"MF{DAGGER}" in accuracy.columns and not np.isnan(accuracy.loc[dna[0], f"MF{DAGGER}"]):
+            out.append(dna_filtered(accuracy.loc[dna[0]]))
     return out
+
+
+def close_to_batch(accuracy: pd.DataFrame, plain: list[str]) -> Claim:
+    """MF's final accuracy within CLOSE of the best batch forest's on the datasets other than dna."""
+    gaps = {p: accuracy.loc[p, list(BATCH)].max() - accuracy.loc[p, "MF"] for p in plain}
+    return Claim(
+        f"MF's final test accuracy is very close to the batch forests' (within {CLOSE} of the best of "
+        "Breiman-RF, ERT-k, ERT-1) on usps, satimage and letter",
+        all(g <= CLOSE for g in gaps.values()),
+        "; ".join(
+            f"{p}: MF {accuracy.loc[p, 'MF']:.4f}, "
+            + ", ".join(f"{m} {accuracy.loc[p, m]:.4f}" for m in BATCH)
+            + f" (best batch - MF = {gaps[p]:+.4f})"
+            for p in plain
+        ),
+        key="close_to_batch",
+    )
+
+
+def above_orf(seed_tenths: pd.DataFrame, panels: list[str]) -> Claim:
+    """MF more accurate than ORF-Saffari after its single pass, at every tenth, over seeds."""
+    margins = paired_difference(seed_tenths, "MF", ORF, ["dataset", "tenth"])
+    return Claim(
+        "MF's test accuracy is higher than ORF-Saffari's trained on the same fraction, at every tenth of the data, "
+        "on every dataset (ORF-Saffari after a single pass, as the paper's top row; higher: the one-sided 95% "
+        "lower bound of the mean per-seed difference is > 0)",
+        all((margins.loc[p, "low"] > 0).all() for p in panels),
+        "; ".join(
+            f"{p}: MF - ORF-Saffari from {margins.loc[p, 'mean'].min():+.4f} to "
+            f"{margins.loc[p, 'mean'].max():+.4f}, higher at {(margins.loc[p, 'low'] > 0).sum()} of "
+            f"{len(margins.loc[p])} tenths"
+            for p in panels
+        ),
+        key="above_orf",
+    )
+
+
+def faster(last: pd.DataFrame, panels: list[str]) -> Claim:
+    """MF's cumulative training time at least TIMES_FASTER times below ERT-k's, ERT-1's and ORF-Saffari's (all its
+    passes); ``last``: the mean last row of every method."""
+    seconds = last.pivot(index="dataset", columns="method", values="train_time")
+    passes = last.pivot(index="dataset", columns="method", values="pass")
+    ratios = {p: seconds.loc[p, [*TIMED, ORF]] / seconds.loc[p, "MF"] for p in panels}
+    return Claim(
+        f"MF trains at least {TIMES_FASTER} times faster than the re-fitted ERT-k and ERT-1 and than ORF-Saffari "
+        "over all its passes (cumulative training time, ORF-Saffari's to the end of its epochs: the pass over "
+        "the mini-batches and those over the training set after it; Breiman-RF is left out as in the paper, "
+        "which did not time scikit-learn's compiled code, footnote 3. Compiled here: ERT-k and ERT-1 are "
+        "scikit-learn's Cython trees, MF and ORF-Saffari this project's numba kernels; the paper timed its "
+        "authors' Python)",
+        all((r >= TIMES_FASTER).all() for r in ratios.values()),
+        "; ".join(
+            f"{p}: MF {seconds.loc[p, 'MF']:.3g} s, "
+            + ", ".join(f"{m} {r[m]:.1f}x" for m in TIMED)
+            + f", {ORF} ({int(passes.loc[p, ORF])} passes, {seconds.loc[p, ORF]:.3g} s) {r[ORF]:.1f}x"
+            for p, r in ratios.items()
+        ),
+        key="faster",
+        paper=f'>= {TIMES_FASTER}x (Sec. 7: "at least an order of magnitude faster")',
+    )
+
+
+def dna_worse(row: pd.Series, seed_final: pd.DataFrame, panel: str) -> Claim:
+    """On dna, MF and ERT-1 (splits blind to the labels) below Breiman-RF and ERT-k at the end, over seeds."""
+    pairs = [(b, a) for a in ("MF", "ERT-1") for b in ("Breiman-RF", "ERT-k")]
+    lows = {(b, a): paired_difference(seed_final, b, a, ["dataset"]).loc[panel, "low"] for b, a in pairs}
+    return Claim(
+        "on dna, MF and ERT-1 are less accurate than Breiman-RF and ERT-k (labels ignored by their splits; "
+        "over seeds as above)",
+        all(low > 0 for low in lows.values()),
+        ", ".join(f"{m} {row[m]:.4f}" for m in ("MF", "ERT-1", "Breiman-RF", "ERT-k"))
+        + "; lower bounds "
+        + ", ".join(f"{b} - {a} {low:+.4f}" for (b, a), low in lows.items()),
+        key="dna_worse",
+    )
+
+
+def dna_filtered(row: pd.Series) -> Claim:
+    """On dna, MF-dagger and ERT-1-dagger (attributes 61-120) at least DNA_GAIN above MF and ERT-1."""
+    gains = {m: row[m + DAGGER] - row[m] for m in ("MF", "ERT-1")}
+    return Claim(
+        f"on dna, keeping attributes 61-120 improves MF and ERT-1 a lot (by at least {DNA_GAIN})",
+        all(g >= DNA_GAIN for g in gains.values()),
+        ", ".join(f"{m}{DAGGER} - {m} = {g:+.4f}" for m, g in gains.items()),
+        key="dna_filtered",
+    )

@@ -6,21 +6,21 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from experiments.data import catalog
-from experiments.figures import Claim, title_with_legend
+from experiments.figures import Claim, Drawing, title_with_legend
 from experiments.figures.accuracy_curves import (
     CLOSE,
     KEYS,
+    accuracy_long,
     copy_note,
     dataset_title,
     draw_curves,
     final,
-    long_table,
+    final_table,
     means,
     ordered,
-    paired_difference,
     set_accuracy_limits,
-    write_table,
 )
+from experiments.figures.tables import paired_difference
 from mondrian._increasing import lifetime_at
 
 LABELS = {"RF": "Breiman RF"}
@@ -31,6 +31,8 @@ COLORS = {"Breiman RF": "C4", "ERT-1": "C2", INCREASING: "C0", FIXED: "C1"}
 MARKERS = {"Breiman RF": "D", "ERT-1": "^", INCREASING: "o", FIXED: "s"}
 SCALED_COLORS = ("C9", "C5", "C6", "C7")  # the increasing forests with a larger lifetime_scale, drawn beside
 ORDER = ("letter", "satimage", "usps", "dna")
+RIVALS = {FIXED: "fixed", "ERT-1": "ert1"}  # the methods Mondrian increasing must beat, by their name in claim keys
+BETTER = "more accurate: the one-sided 95% lower bound of the mean per-seed difference is > 0"
 SIZES = "LRT14's sizes"
 HEADER = """# MGS17 Fig. 1: final test accuracy after the whole training set
 
@@ -48,13 +50,13 @@ def increasing(scale: float) -> str:
 
 def scale_of(run) -> float | None:
     """The run's lifetime_scale if its forest has the increasing lifetime, else None."""
-    estimator = run.trial["model"]["estimator"]
+    estimator = run.estimator
     return float(estimator.get("lifetime_scale", 1.0)) if estimator.get("lifetime") == "increasing" else None
 
 
 def label(run) -> tuple[str, str]:
-    name, scale = run.trial["model"]["name"], scale_of(run)
-    return dataset_title(run.trial["dataset"]["name"]), increasing(scale) if scale else LABELS.get(name, name)
+    scale = scale_of(run)
+    return dataset_title(run.dataset), increasing(scale) if scale else LABELS.get(run.model, run.model)
 
 
 def final_lifetimes(runs) -> dict[tuple[str, float], float]:
@@ -65,9 +67,8 @@ def final_lifetimes(runs) -> dict[tuple[str, float], float]:
         scale = scale_of(run)
         if scale is None:
             continue
-        name = run.trial["dataset"]["name"]
-        d = catalog.entry(name).shape["n_features"]
-        out[dataset_title(name), scale] = lifetime_at(int(run.curves["step"].iloc[-1]), scale, d)
+        d = catalog.entry(run.dataset).shape["n_features"]
+        out[dataset_title(run.dataset), scale] = lifetime_at(int(run.curves["step"].iloc[-1]), scale, d)
     return out
 
 
@@ -81,8 +82,8 @@ def reached(lifetimes: dict, panel: str) -> str:
     return "; ".join(f"{'lam_n' if s == PRINTED else f'x{s:g}'} {lam:.2f}" for s, lam in values)
 
 
-def plot(runs, spec) -> plt.Figure:
-    mean = means(long_table(runs, label))
+def plot(runs, spec) -> Drawing:
+    mean = means(accuracy_long(runs, label))
     panels = ordered(mean["dataset"], ORDER)
     trees = sorted(mean["trees"].unique())
     lifetimes = final_lifetimes(runs)
@@ -112,12 +113,10 @@ def plot(runs, spec) -> plt.Figure:
         "Mondrian: online, majority vote, lam_n = n^(1/(d+2)) (xk: k n^(1/(d+2))) or lam = 2; batch forests "
         "re-fitted on the data seen" + (f"\n{note}" if note else ""),
     )
-    if spec.get("table"):
-        write_table(mean, spec.table, HEADER, methods, SIZES)
-    return fig
+    return Drawing(fig, {"": final_table(mean, HEADER, methods, SIZES)})
 
 
-def over_scales(statement: str, check, grid: list[float], context: str) -> Claim:
+def over_scales(statement: str, check, grid: list[float], context: str, key: str) -> Claim:
     """The claim at the printed schedule (scale 1) decides. The text says a higher lifetime would do better: the
     same ``check(scale) -> (holds, measured)`` at every scale of the grid is reported beside, with the smallest
     scale at which it holds."""
@@ -126,11 +125,11 @@ def over_scales(statement: str, check, grid: list[float], context: str) -> Claim
     smallest = f"{holding[0]:g}" if holding else "none of " + ", ".join(f"{s:g}" for s in grid)
     measured = "; ".join(f"lifetime_scale {s:g}: {results[s][1]}" for s in grid)
     return Claim(statement, results[PRINTED][0], f"{measured}. Smallest lifetime_scale at which it holds: {smallest}. "
-                 f"{context}")  # fmt: skip
+                 f"{context}", key=key)  # fmt: skip
 
 
 def claims(runs, spec) -> list[Claim]:
-    long = long_table(runs, label)
+    long = accuracy_long(runs, label)
     by_seed = final(long, [*KEYS, "seed"])
     lifetimes, grid = final_lifetimes(runs), scales(runs)
     out = []
@@ -141,7 +140,6 @@ def claims(runs, spec) -> list[Claim]:
 
 def tree_claims(n_trees: int, part, seeds, lifetimes: dict, grid: list[float]) -> list[Claim]:
     """The claims for one number of trees: ``part`` the final means, ``seeds`` the final per-seed rows."""
-    better = "more accurate: the one-sided 95% lower bound of the mean per-seed difference is > 0"
     accuracy = part.pivot(index="dataset", columns="method", values="accuracy")
     panels = ordered(accuracy.index, ORDER)
     accuracy = accuracy.loc[panels]
@@ -152,62 +150,72 @@ def tree_claims(n_trees: int, part, seeds, lifetimes: dict, grid: list[float]) -
     context = f"Final accuracy: {details}. Increasing lifetimes at the end: " + ", ".join(
         f"{p} {reached(lifetimes, p)}" for p in panels
     )
-    out = []
-    for rival in (FIXED, "ERT-1"):
-
-        def beats(scale, rival=rival):
-            d = paired_difference(seeds, increasing(scale), rival, ["dataset"]).loc[panels]
-            wins = int((d["low"] > 0).sum())
-            diffs = ", ".join(f"{p} {d.loc[p, 'mean']:+.4f}" for p in panels)
-            return wins == len(panels), f"better on {wins} of {len(panels)} (mean difference {diffs})"
-
-        out.append(
-            over_scales(
-                f"{n_trees} trees: Mondrian increasing is more accurate than {rival} at the end, on every dataset "
-                f"(lam_n = n^(1/(d+2)) as printed; {better})",
-                beats,
-                grid,
-                context,
-            )
-        )
+    out = [above(n_trees, rival, seeds, panels, grid, context) for rival in RIVALS]
     plain = [p for p in panels if not p.startswith("dna")]
     if plain:
-        needed = len(plain) // 2 + 1
-
-        def close(scale):
-            gaps = accuracy.loc[plain, "Breiman RF"] - accuracy.loc[plain, increasing(scale)]
-            within = int((gaps <= CLOSE).sum())
-            return within >= needed, f"within on {within}: " + ", ".join(
-                f"{p} RF - increasing = {gaps[p]:+.4f}" for p in plain
-            )
-
-        out.append(
-            over_scales(
-                f"{n_trees} trees: Mondrian increasing is almost as accurate as Breiman RF (within {CLOSE}) on "
-                f"most datasets other than dna (>= {needed} of {len(plain)}; lam_n = n^(1/(d+2)) as printed)",
-                close,
-                grid,
-                context,
-            )
-        )
+        out.append(close_to_rf(n_trees, accuracy, plain, grid, context))
     dna = [p for p in panels if p.startswith("dna")]
     if dna:
-
-        def rf_best(scale):
-            lows = {
-                m: paired_difference(seeds, "Breiman RF", m, ["dataset"]).loc[dna[0], "low"]
-                for m in ("ERT-1", FIXED, increasing(scale))
-            }
-            return all(low > 0 for low in lows.values()), "RF minus " + ", ".join(
-                f"{m}: lower bound {low:+.4f}" for m, low in lows.items()
-            )
-
-        out.append(
-            over_scales(
-                f"{n_trees} trees: on dna, Breiman RF is the most accurate (irrelevant features; {better})",
-                rf_best,
-                grid,
-                context,
-            )
-        )
+        out.append(rf_best_on_dna(n_trees, seeds, dna[0], grid, context))
     return out
+
+
+def above(n_trees: int, rival: str, seeds, panels: list[str], grid: list[float], context: str) -> Claim:
+    """Mondrian increasing more accurate than ``rival`` at the end on every dataset, over seeds."""
+
+    def beats(scale):
+        d = paired_difference(seeds, increasing(scale), rival, ["dataset"]).loc[panels]
+        wins = int((d["low"] > 0).sum())
+        diffs = ", ".join(f"{p} {d.loc[p, 'mean']:+.4f}" for p in panels)
+        return wins == len(panels), f"better on {wins} of {len(panels)} (mean difference {diffs})"
+
+    return over_scales(
+        f"{n_trees} trees: Mondrian increasing is more accurate than {rival} at the end, on every dataset "
+        f"(lam_n = n^(1/(d+2)) as printed; {BETTER})",
+        beats,
+        grid,
+        context,
+        f"above_{RIVALS[rival]}_{n_trees}_trees",
+    )
+
+
+def close_to_rf(n_trees: int, accuracy, plain: list[str], grid: list[float], context: str) -> Claim:
+    """Mondrian increasing within CLOSE of Breiman RF at the end on most datasets other than dna."""
+    needed = len(plain) // 2 + 1
+
+    def close(scale):
+        gaps = accuracy.loc[plain, "Breiman RF"] - accuracy.loc[plain, increasing(scale)]
+        within = int((gaps <= CLOSE).sum())
+        return within >= needed, f"within on {within}: " + ", ".join(
+            f"{p} RF - increasing = {gaps[p]:+.4f}" for p in plain
+        )
+
+    return over_scales(
+        f"{n_trees} trees: Mondrian increasing is almost as accurate as Breiman RF (within {CLOSE}) on "
+        f"most datasets other than dna (>= {needed} of {len(plain)}; lam_n = n^(1/(d+2)) as printed)",
+        close,
+        grid,
+        context,
+        f"close_to_rf_{n_trees}_trees",
+    )
+
+
+def rf_best_on_dna(n_trees: int, seeds, dna: str, grid: list[float], context: str) -> Claim:
+    """On dna, Breiman RF more accurate than every other method at the end, over seeds."""
+
+    def rf_best(scale):
+        lows = {
+            m: paired_difference(seeds, "Breiman RF", m, ["dataset"]).loc[dna, "low"]
+            for m in ("ERT-1", FIXED, increasing(scale))
+        }
+        return all(low > 0 for low in lows.values()), "RF minus " + ", ".join(
+            f"{m}: lower bound {low:+.4f}" for m, low in lows.items()
+        )
+
+    return over_scales(
+        f"{n_trees} trees: on dna, Breiman RF is the most accurate (irrelevant features; {BETTER})",
+        rf_best,
+        grid,
+        context,
+        f"rf_best_on_dna_{n_trees}_trees",
+    )

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 from matplotlib import cm
 
-from experiments.figures import Claim
+from experiments.figures import Claim, Drawing
 from experiments.figures.partitions import partition_claims, partition_figure
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
-    lam = run.trial["protocol"]["run"]["lifetime"]
+    lam = run.protocol["lifetime"]
     fig, _, ax_tree, cmap, norm = partition_figure(run.tables["nodes"], lam, (11, 5), 1.3)
     ax_tree.set_title("its tree: each split at its time (colour as in the partition)")
     fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax_tree, label="split time", fraction=0.04)
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
-    return partition_claims(runs[0].tables["nodes"], runs[0].trial["protocol"]["run"]["lifetime"])
+    return partition_claims(runs[0].tables["nodes"], runs[0].protocol["lifetime"])

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim, Drawing
 from experiments.figures.partitions import boxes, draw_splits, partition_claims
 
 
@@ -21,10 +21,10 @@ def cell_of(nodes, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return lower[holding[0]], upper[holding[0]], len(holding)
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     run = runs[0]
     nodes = run.tables["nodes"]
-    lam = run.trial["protocol"]["run"]["lifetime"]
+    lam = run.protocol["lifetime"]
     x = np.asarray(spec.point, dtype=float)
     low, high, _ = cell_of(nodes, x)
     fig, ax = plt.subplots(figsize=(5.8, 5.8))
@@ -52,7 +52,7 @@ def plot(runs, spec) -> plt.Figure:
         fontsize=9,
     )
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
@@ -61,11 +61,13 @@ def claims(runs, spec) -> list[Claim]:
     x = np.asarray(spec.point, dtype=float)
     low, high, n_holding = cell_of(nodes, x)
     return [
-        *partition_claims(nodes, run.trial["protocol"]["run"]["lifetime"]),
+        *partition_claims(nodes, run.protocol["lifetime"]),
         Claim(
             "exactly one cell of the partition holds x; its sides lie within the unit square",
             n_holding == 1 and bool(np.all(low >= 0) and np.all(high <= 1)),
             f"{n_holding} cell(s) hold x = {x.tolist()}; the cell is [{low[0]:.3f}, {high[0]:.3f}] x "
             f"[{low[1]:.3f}, {high[1]:.3f}]",
+            key="one_cell_holds_x",
+            kind=INVARIANT,
         ),
     ]

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colors
 
-from experiments.figures import Claim
+from experiments.figures import INVARIANT, Claim
 
 
 def root_of(nodes: pd.DataFrame) -> int:
@@ -170,8 +170,9 @@ def tiling(lower: np.ndarray, upper: np.ndarray) -> tuple[float, float]:
 
 
 def partition_claims(nodes: pd.DataFrame, lam: float) -> list[Claim]:
-    """The structural facts of a Mondrian partition of the unit square given as a node table of cells:
-    split times increase down the tree below the lifetime, the leaves tile the square, each split halves its cell."""
+    """The structural facts of a Mondrian partition of the unit square given as a node table of cells, invariants of
+    the sampler: split times increase down the tree below the lifetime, the leaves tile the square, each split cuts
+    its cell in two."""
     nodes = nodes.set_index("node", drop=False)
     internal = nodes[nodes["left"] >= 0]
     children = nodes[nodes["parent"] >= 0]
@@ -195,15 +196,21 @@ def partition_claims(nodes: pd.DataFrame, lam: float) -> list[Claim]:
             "split times increase down the tree and stay below the lifetime",
             increasing,
             f"{len(internal)} splits, {last} < lambda = {lam:g}",
+            key="split_times_increase",
+            kind=INVARIANT,
         ),
         Claim(
             "the leaves tile the square: total area 1, no overlap",
             bool(abs(volume - 1) < 1e-12 and overlap == 0),
             f"{len(leaves)} leaves, total area {volume:.15f}, max pairwise overlap {overlap:.1e}",
+            key="leaves_tile",
+            kind=INVARIANT,
         ),
         Claim(
             "each split cuts its cell in two at the threshold",
             mismatches == 0,
             f"{2 * len(internal)} children checked, {mismatches} mismatches",
+            key="splits_cut_cells",
+            kind=INVARIANT,
         ),
     ]

@@ -4,60 +4,50 @@ hindsight, over n, for regression functions of several smoothness levels."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
 
-from experiments.figures import Claim
+from experiments.figures import Claim, Drawing
+from experiments.figures.theory_family import geometric_mean, log_axes, long_table, number_key
 
 FACTOR = 1.25  # "nearly as good as the oracle": the adaptive risk at most 25% above the best grid lifetime's
+RISKS = ("risk", "oracle_risk")
 
 
 def function_label(run) -> str:
-    load = run.trial["dataset"]["load"]
-    d = int(load["n_features"])
-    if run.trial["dataset"]["name"] == "smooth":
+    d = int(run.data_settings["n_features"])
+    if run.dataset == "smooth":
         return f"smooth (s = 2), d = {d}"
-    return f"Hölder beta = {float(load['beta']):g}, d = {d}"
+    return f"Hölder beta = {float(run.data_settings['beta']):g}, d = {d}"
 
 
-def long_table(runs) -> pd.DataFrame:
-    frames = []
-    for run in runs:
-        frame = run.curves[["step", "risk", "oracle_risk", "oracle_lifetime", "chosen_lifetime"]].copy()
-        frame["function"] = function_label(run)
-        frame["seed"] = run.trial.get("seed", 0)
-        frames.append(frame.rename(columns={"step": "n"}))
-    return pd.concat(frames, ignore_index=True)
+def function_key(run) -> str:
+    """The regression function as the claims' keys spell it: "hoelder_beta0p5_d2", "smooth_d2"."""
+    d = int(run.data_settings["n_features"])
+    if run.dataset == "smooth":
+        return f"smooth_d{d}"
+    return f"hoelder_beta{number_key(float(run.data_settings['beta']))}_d{d}"
 
 
 def geometric_means(long: pd.DataFrame) -> pd.DataFrame:
-    logs = np.log(long[["risk", "oracle_risk"]]).groupby([long["function"], long["n"]]).mean()
-    return np.exp(logs).reset_index()
+    """Per function (variant) and n: the geometric means over seeds of the adaptive and the oracle risks."""
+    return pd.concat([geometric_mean(long, ["variant", "n"], risk) for risk in RISKS], axis=1).reset_index()
 
 
-def plot(runs, spec) -> plt.Figure:
-    long = long_table(runs)
+def plot(runs, spec) -> Drawing:
+    long = long_table(runs, function_label, RISKS)
     means = geometric_means(long)
-    functions = list(dict.fromkeys(long["function"]))
+    functions = list(dict.fromkeys(long["variant"]))
     fig, axes = plt.subplots(1, len(functions), figsize=(max(4.2 * len(functions), 7.0), 3.9), squeeze=False)
     for ax, function in zip(axes[0], functions, strict=True):
-        part, mean = long[long["function"] == function], means[means["function"] == function]
+        part, mean = long[long["variant"] == function], means[means["variant"] == function]
         for column, color, name in (
             ("risk", "C0", "adaptive (STAR)"),
             ("oracle_risk", "C3", "best grid lifetime in hindsight"),
         ):
             ax.plot(mean["n"], mean[column], "o-", color=color, ms=4, lw=1.3, label=name)
             ax.scatter(part["n"], part[column], color=color, s=5, alpha=0.3)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.set_title(function, fontsize=10)
-        ax.set_xlabel("n", fontsize=9)
-        ax.grid(alpha=0.3, which="both", lw=0.5)
+        log_axes(ax, function)
         ax.legend(fontsize=8, loc="lower left")
-        ax.tick_params(labelsize=8)
     axes[0, 0].set_ylabel("excess risk E(f_hat(X) - f(X))^2", fontsize=9)
     n_seeds = int(long["seed"].nunique())
     fig.suptitle(
@@ -67,13 +57,15 @@ def plot(runs, spec) -> plt.Figure:
         fontsize=10,
     )
     fig.tight_layout(rect=(0, 0, 1, 0.88))
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
-    means = geometric_means(long_table(runs))
+    """Per function: at the largest n, the adaptive forest is nearly as good as the best lifetime of its grid."""
+    means = geometric_means(long_table(runs, function_label, RISKS))
+    keys = {function_label(run): function_key(run) for run in runs}
     out = []
-    for function, part in means.groupby("function", sort=False):
+    for function, part in means.groupby("variant", sort=False):
         ratio = (part["risk"] / part["oracle_risk"]).to_numpy()
         out.append(
             Claim(
@@ -82,6 +74,7 @@ def claims(runs, spec) -> list[Claim]:
                 bool(ratio[-1] <= FACTOR),
                 "adaptive / best grid lifetime: "
                 + ", ".join(f"n={n}: {r:.3f}" for n, r in zip(part["n"], ratio, strict=True)),
+                key=f"near_oracle_{keys[function]}",
             )
         )
     return out

@@ -10,13 +10,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats
 
-from experiments.figures import Claim
+from experiments.figures import Claim, Drawing
+from experiments.figures.theory_family import number_key
 
 
 def _sides(run):
     """(column, side label, samples, truncation point) for every side of x's cell."""
-    settings = run.trial["protocol"]["run"]
-    x = np.asarray(settings["point"], dtype=float)
+    x = np.asarray(run.protocol["point"], dtype=float)
     table = run.tables["sides"]
     for j in range(len(x)):
         yield f"left_{j}", f"$x_{j + 1} - L_{j + 1}$", table[f"left_{j}"].to_numpy(), x[j]
@@ -34,10 +34,10 @@ def _side_tests(samples, lifetime, edge):
     return z_atom, ks.pvalue
 
 
-def plot(runs, spec) -> plt.Figure:
+def plot(runs, spec) -> Drawing:
     fig, axes = plt.subplots(len(runs), 2, figsize=(11, 4.2 * len(runs)), squeeze=False)
     for (ax_side, ax_same), run in zip(axes, runs, strict=False):
-        settings = run.trial["protocol"]["run"]
+        settings = run.protocol
         lam = settings["lifetime"]
         for k, (_, label, samples, edge) in enumerate(_sides(run)):
             grid = np.linspace(0, edge, 200)
@@ -72,14 +72,15 @@ def plot(runs, spec) -> plt.Figure:
         )
         ax_same.legend(fontsize=8)
     fig.tight_layout()
-    return fig
+    return Drawing(fig)
 
 
 def claims(runs, spec) -> list[Claim]:
+    """Proposition 1, per lifetime: each side's law, the sides' independence, P(x' in the cell of x)."""
     out = []
     for run in runs:
-        settings = run.trial["protocol"]["run"]
-        lam = settings["lifetime"]
+        lam = run.protocol["lifetime"]
+        at = f"lam{number_key(lam)}"
         tests = [(name, *_side_tests(samples, lam, edge)) for name, _, samples, edge in _sides(run)]
         worst_z = max(abs(z) for _, z, _ in tests)
         worst_p = min(p for _, _, p in tests)
@@ -88,6 +89,7 @@ def claims(runs, spec) -> list[Claim]:
                 f"lam = {lam:g}: each side distance is min(E/lam, edge), E ~ Exp(1) (edge atom, KS of the rest)",
                 passed=bool(worst_z < 4 and worst_p > 1e-3),
                 measured=f"{len(tests)} sides: max |z| at the edge atom = {worst_z:.2f}, min KS p = {worst_p:.3f}",
+                key=f"side_law_{at}",
             )
         )
         table = run.tables["sides"]
@@ -99,6 +101,7 @@ def claims(runs, spec) -> list[Claim]:
                 f"lam = {lam:g}: the sides of the cell are independent (correlations within 4/sqrt(n))",
                 passed=bool(off_diagonal < bound),
                 measured=f"max |corr| = {off_diagonal:.4f}, bound {bound:.4f}",
+                key=f"independent_sides_{at}",
             )
         )
         same = run.tables["same_cell"]
@@ -109,6 +112,7 @@ def claims(runs, spec) -> list[Claim]:
                 f"lam = {lam:g}: P(x' in the cell of x) = exp(-lam ||x - x'||_1)",
                 passed=bool(z.max() < 4),
                 measured=f"{len(same)} points x': max |z| = {z.max():.2f}",
+                key=f"same_cell_probability_{at}",
             )
         )
     return out

@@ -5,11 +5,13 @@ and the runs are named as the figures draw them."""
 import numpy as np
 import pandas as pd
 import pytest
-from omegaconf import OmegaConf
+from claim_checks import assert_keyed
+from matplotlib import pyplot as plt
 from scipy import stats
 
-from experiments.figures import lrt14_fig3, mgs17_fig1
-from experiments.figures.accuracy_curves import CONFIDENCE, copy_note, paired_difference
+from experiments.figures import CLAIM, lrt14_fig3, mgs17_fig1
+from experiments.figures.accuracy_curves import KEYS, copy_note
+from experiments.figures.tables import CONFIDENCE, paired_difference
 from experiments.tracking import RunRecord
 
 
@@ -74,15 +76,19 @@ def mgs17_runs(gain_by_scale: dict[float, float]) -> list[RunRecord]:
 
 def test_mgs17_claims_are_decided_at_the_printed_schedule_with_the_smallest_passing_scale_beside():
     runs = mgs17_runs({1.0: -0.02, 2.5: 0.02, 5.0: 0.03})
-    claims = {c.statement.split(" at the end")[0].split(" (")[0]: c for c in mgs17_fig1.claims(runs, {})}
-    against_fixed = claims["10 trees: Mondrian increasing is more accurate than Mondrian fixed"]
+    found = mgs17_fig1.claims(runs, {})
+    assert_keyed(found)
+    assert {c.kind for c in found} == {CLAIM}
+    claims = {c.key: c for c in found}
+    assert list(claims) == ["above_fixed_10_trees", "above_ert1_10_trees", "close_to_rf_10_trees"]
+    against_fixed = claims["above_fixed_10_trees"]
     assert not against_fixed.passed
     assert "Smallest lifetime_scale at which it holds: 2.5" in against_fixed.measured
     assert "lifetime_scale 1: better on 0 of 1" in against_fixed.measured
     # the printed schedule passing passes the claim
     (first, *_) = mgs17_fig1.claims(mgs17_runs({1.0: 0.02, 2.5: -0.02}), {})
     assert first.passed and "Smallest lifetime_scale at which it holds: 1" in first.measured
-    close = claims["10 trees: Mondrian increasing is almost as accurate as Breiman RF"]
+    close = claims["close_to_rf_10_trees"]
     assert not close.passed and "Smallest lifetime_scale at which it holds: none of 1, 2.5, 5" in close.measured
 
 
@@ -113,7 +119,7 @@ def timed_run(model: str, accuracy: list[float], seconds: float, seed: int, pass
     return record
 
 
-def test_lrt14_accuracy_is_after_one_pass_and_orf_time_after_all(tmp_path):
+def test_lrt14_accuracy_is_after_one_pass_and_orf_time_after_all():
     """The top row, the table's ORF-Saffari and the accuracy claims read ORF-Saffari after its pass over the
     mini-batches; the bottom row and the speed claim its whole curve, to the end of its passes over the training set
     (here 5 times MF's time after one pass, 35 times after all four)."""
@@ -124,17 +130,50 @@ def test_lrt14_accuracy_is_after_one_pass_and_orf_time_after_all(tmp_path):
         runs += [timed_run("MF", [a + noise for a in tenths], 0.1, seed)]
         runs += [timed_run(m, [0.9] * 10, 2.0, seed) for m in ("ERT", "ERT-1", "RF")]
         runs += [timed_run("ORF-Saffari", [0.7] * 10, 0.5, seed, passes=[(0.95, 1.5), (0.95, 2.5), (0.96, 3.5)])]
-    close, better, faster = lrt14_fig3.claims(runs, {})
+    claims = lrt14_fig3.claims(runs, {})
+    assert_keyed(claims)
+    close, better, faster = claims
+    assert [c.key for c in claims] == ["close_to_batch", "above_orf", "faster"]
     assert close.passed and better.passed
     assert faster.passed, faster.measured
-    assert "ORF-Saffari (4 passes, 3.5 s) 35.0x" in faster.measured
-    figure = lrt14_fig3.plot(runs, OmegaConf.create({"table": str(tmp_path / "table")}))
-    top, bottom = figure.axes[:2]
+    assert "ORF-Saffari (4 passes, 3.5 s) 35.0x" in faster.measured and faster.paper.startswith(">= 10x")
+    drawing = lrt14_fig3.plot(runs, {})
+    top, bottom = drawing.figure.axes[:2]
     orf = {ax: next(line for line in ax.get_lines() if line.get_label() == "ORF-Saffari") for ax in (top, bottom)}
     assert len(orf[top].get_xdata()) == 10 and max(orf[top].get_ydata()) == pytest.approx(0.7)
     assert list(orf[bottom].get_xdata()[-3:]) == [1.5, 2.5, 3.5]
     assert orf[bottom].get_markevery() == [*range(10), 10, 11, 12]
-    table = (tmp_path / "table.md").read_text()
+    plt.close(drawing.figure)
+    assert list(drawing.tables) == [""]  # the figure's main table, written by the harness
+    frame, table = drawing.tables[""].frame, drawing.tables[""].markdown
+    assert list(frame.columns) == [*KEYS, "step", "fraction", "accuracy", "accuracy_sd", "train_time", "n_seeds"]
     assert "| n_train | MF | ERT-k | ERT-1 | ORF-Saffari | Breiman-RF | ORF-Saffari (4 passes) |" in table
     assert "| satimage (AMF copy) | 10 | 3104 |" in table and "0.7000 ± 0.0000 (0.5 s)" in table
     assert "**0.9600 ± 0.0000** (3.5 s) |" in table  # the best accuracy, bold
+
+
+def test_mgs17_draws_its_final_table():
+    runs = mgs17_runs({1.0: -0.02, 2.5: 0.02})
+    drawing = mgs17_fig1.plot(runs, {})
+    plt.close(drawing.figure)
+    table = drawing.tables[""]
+    assert "| dataset | trees | n_train | Breiman RF | ERT-1 | Mondrian increasing |" in table.markdown
+    assert "**0.9500 ± 0.0000** (1 s)" in table.markdown  # Breiman RF, the best, in bold
+    assert set(table.frame["method"]) == {"Breiman RF", "ERT-1", "Mondrian fixed", "Mondrian increasing",
+                                          "Mondrian increasing x2.5"}  # fmt: skip
+
+
+def test_lrt14_dna_claims_read_the_dagger_runs():
+    """On dna the filtered runs (dna61_120, drawn as MF-dagger and ERT-1-dagger) carry their own claim."""
+    runs = []
+    for seed in range(5):
+        noise = 0.002 * seed
+        runs += [run(m, [0.7 + noise], seed, dataset="dna") for m in ("MF", "ERT-1")]
+        runs += [run(m, [0.9 + 2 * noise], seed, dataset="dna") for m in ("RF", "ERT", "ORF-Saffari")]
+        runs += [run(m, [0.8 + noise], seed, dataset="dna61_120") for m in ("MF", "ERT-1")]
+    for record in runs:
+        record.curves["train_time"] = 1.0 if record.model == "MF" else 20.0
+    claims = {c.key: c for c in lrt14_fig3.claims(runs, {})}
+    assert list(claims) == ["above_orf", "faster", "dna_worse", "dna_filtered"]
+    assert claims["dna_worse"].passed and claims["dna_filtered"].passed, claims
+    assert not claims["above_orf"].passed  # ORF-Saffari is ahead of MF here

@@ -1,11 +1,13 @@
 """BSP Figures 1, 2 and 6: the protocols' tables are the library's trees, and the figures' claims fail on tables
 that contradict them."""
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from claim_checks import assert_keyed
 
-from experiments.figures import bsp_fig1, bsp_fig2, bsp_fig6
+from experiments.figures import CLAIM, INVARIANT, bsp_fig1, bsp_fig2, bsp_fig6
 from experiments.figures.bsp_drawing import chord
 from experiments.protocols import bsp_illustrations as illustrations
 from experiments.protocols.process import partition_table
@@ -57,8 +59,17 @@ def test_online_steps_replay_partial_fit_and_seed_0_shows_every_case():
     last = result.tables["nodes"].query("step == 6").reset_index(drop=True)
     nodes, _ = illustrations.tree_tables(model)
     pd.testing.assert_frame_equal(last[nodes.columns], nodes, check_dtype=False)
-    claims = bsp_fig2.claims([as_run(result, {"budget": 3.0})], {})
+    run = as_run(result, {"budget": 3.0})
+    claims = bsp_fig2.claims([run], {})
     assert all(c.passed for c in claims), claims
+    assert_keyed(claims)
+    assert [(c.key, c.kind) for c in claims] == [
+        ("every_update_case_shown", INVARIANT),
+        ("cuts_separate_children_hulls", INVARIANT),
+    ]
+    figure = bsp_fig2.plot([run], {}).figure
+    assert "budget 3, seed 0" in figure.texts[0].get_text()
+    plt.close(figure)
     # without the arrival that puts a cut above a node, the claim that every case shows fails
     tables = {**result.tables, "steps": steps.assign(events=steps["events"].str.replace("cut above", "absorbed"))}
     edited = RunRecord("r", "r", {"protocol": {"run": {}}}, {}, result.curves, tables)
@@ -81,6 +92,13 @@ def test_hulls_and_slice_tables_are_the_librarys_trees():
         assert 0 <= t <= 1
     claims = bsp_fig6.claims([as_run(result, {})], {})
     assert [c.passed for c in claims] == [True, True, True], claims
+    assert_keyed(claims)
+    assert [(c.key, c.kind) for c in claims] == [
+        ("hull_tighter_than_box", INVARIANT),
+        ("slice_poisson_mean", CLAIM),
+        ("slice_variance_equals_mean", CLAIM),
+    ]
+    plt.close(bsp_fig6.plot([as_run(result, {})], {}).figure)
     wrong = {**result.summary, "slice_mean": 2 * result.summary["poisson_mean"]}
     assert not bsp_fig6.claims([RunRecord("r", "r", {}, wrong, result.curves, result.tables)], {})[1].passed
 
@@ -88,7 +106,12 @@ def test_hulls_and_slice_tables_are_the_librarys_trees():
 def test_fig1_claims_fail_on_a_position_outside_the_projection():
     result = illustrations.cut_steps(seed=0, n_points=20)
     run = as_run(result, {})
-    assert all(c.passed for c in bsp_fig1.claims([run], {}))
+    claims = bsp_fig1.claims([run], {})
+    assert all(c.passed for c in claims)
+    assert_keyed(claims)
+    assert [c.key for c in claims] == ["two_nonempty_sides", "widths_integrate_to_perimeter", "position_in_projection"]
+    assert all(c.kind == INVARIANT for c in claims)  # the sampler's properties: none is counted as reproduction
+    plt.close(bsp_fig1.plot([run], {}).figure)
     outside = {**result.summary, "u": result.summary["hi"] + 1.0, "n_right": 0.0}
     bad = RunRecord("r", "r", {}, outside, result.curves, result.tables)
     assert [c.passed for c in bsp_fig1.claims([bad], {})] == [False, True, False]

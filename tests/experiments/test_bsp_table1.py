@@ -13,11 +13,14 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from claim_checks import assert_keyed
 from sklearn.ensemble import RandomForestRegressor
 
 from experiments.config import compose
 from experiments.data import load_dataset
+from experiments.figures import CLAIM, INVARIANT, bsp_fig8
 from experiments.protocols.predictions import run as predictions
+from experiments.tracking import RunRecord
 from mondrian import OnlineBSPForestRegressor
 
 
@@ -118,6 +121,27 @@ def test_protocol_scores_every_test_row_and_keeps_a_seeded_sample_of_predictions
         predictions(model, dataset, seed=0, max_points=0)
 
 
+def test_fig8_maps_the_first_replicate_and_its_claims_fail_on_unrelated_predictions():
+    rng = np.random.default_rng(0)
+    target = rng.normal(12.0, 0.5, 200)
+    runs = []
+    for seed, prediction in ((1, 12.0 - 2.0 * (target - 12.0)), (0, 12.0 + 0.5 * (target - 12.0))):
+        table = pd.DataFrame({"latitude": rng.uniform(50, 54, 200), "longitude": rng.uniform(-3, 0, 200),
+                              "target": target, "prediction": prediction})  # fmt: skip
+        trial = {"dataset": {"name": "apartments"}, "model": {"name": "BSP", "estimator": {"n_estimators": 10}},
+                 "seed": seed}  # fmt: skip
+        runs.append(RunRecord(f"r{seed}", "r", trial, {}, pd.DataFrame(), {"predictions": table}))
+    claims = bsp_fig8.claims(runs, {})  # seed 0's: half the prices' deviations
+    assert_keyed(claims)
+    assert [(c.key, c.kind, c.passed) for c in claims] == [
+        ("predictions_follow_prices", CLAIM, True),
+        ("predictions_smoother_than_prices", INVARIANT, True),
+    ]
+    figure = bsp_fig8.plot(runs, {}).figure
+    assert "(10 trees), seed 0" in figure.texts[0].get_text()
+    assert [c.passed for c in bsp_fig8.claims(runs[:1], {})] == [False, False]  # seed 1's: reversed, wider
+
+
 def run_cli(*overrides, cwd):
     return subprocess.run([sys.executable, "-m", "experiments.run", *overrides], cwd=cwd, capture_output=True,
                           text=True, timeout=900, env=os.environ.copy())  # fmt: skip
@@ -126,15 +150,17 @@ def run_cli(*overrides, cwd):
 @pytest.mark.slow
 def test_table1_and_fig8_at_quick_profile_end_to_end(by_hand, tmp_path):
     store = [f"tracking.uri=sqlite:///{tmp_path}/mlflow.db", f"tracking.artifact_root={tmp_path}/artifacts",
-             f"paths.figures={tmp_path}/figures", f"hydra.run.dir={tmp_path}/hydra", "launcher.n_jobs=2"]  # fmt: skip
+             f"paths.figures={tmp_path}/figures", f"paths.tables={tmp_path}/tables", f"hydra.run.dir={tmp_path}/hydra",
+             "launcher.n_jobs=2"]  # fmt: skip
     done = run_cli("figure=bsp-table1", "profile=quick", *store, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "20 trials: 0 already finished, 20 run now, 0 failed" in done.stdout
-    table = pd.read_csv(tmp_path / "results/tables/quick/bsp-table1.csv")
+    table = pd.read_csv(tmp_path / "tables/quick/bsp-table1.csv")
     assert set(table["method"]) == {"RF", "ERT", "MF fixed", "MF increasing", "BSP"}
     assert set(table["row"]) == {"Apartment (144 train)", "Airline (300)"} and (table["seeds"] == 2).all()
-    markdown = (tmp_path / "results/tables/quick/bsp-table1.md").read_text()
-    assert "(0.536 ± 0.03)" in markdown and "(35.9 ± 0.8)" in markdown  # the paper's numbers beside
+    markdown = (tmp_path / "tables/quick/bsp-table1.md").read_text()
+    assert "(paper 0.536 ± 0.03; " in markdown and "(paper 35.9 ± 0.8; " in markdown  # the paper's numbers beside
+    assert table["difference"].notna().all()
     assert "PASS" in done.stdout or "FAIL" in done.stdout
     done = run_cli("figure=bsp-fig8", "profile=quick", *store, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -6,10 +6,11 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 import pytest
+from claim_checks import assert_keyed
 from matplotlib import pyplot as plt
 
 from experiments.config import compose
-from experiments.figures import lrt14_fig1, lrt14_fig2
+from experiments.figures import CLAIM, INVARIANT, lrt14_fig1, lrt14_fig2, lrt14_illustrations
 from experiments.figures.lrt14_fig2 import EXTENSION, LEAF_SPLIT, SPLIT_ABOVE, update_cases
 from experiments.protocols import lrt14_updates
 from experiments.reproduce import figure_trials
@@ -39,10 +40,12 @@ def harness(tmp_path_factory):
 
 
 def drawn_claims(module, runs) -> list:
-    figure = module.plot(runs, {})
-    assert figure.axes
-    plt.close(figure)
-    return module.claims(runs, {})
+    drawing = module.plot(runs, {})
+    assert drawing.figure.axes and not drawing.tables
+    plt.close(drawing.figure)
+    claims = module.claims(runs, {})
+    assert_keyed(claims)
+    return claims
 
 
 def with_tables(run: RunRecord, nodes: pd.DataFrame, trial: dict | None = None) -> RunRecord:
@@ -63,7 +66,7 @@ def updates(seed: int, points=POINTS, labels=LABELS, first: int = 2, pausing: bo
 @pytest.mark.parametrize("seed", [0, 12, 14])
 def test_protocol_keeps_one_table_per_state_with_stable_node_indices(seed):
     result = updates(seed)
-    tables = lrt14_fig1.states(result)
+    tables = lrt14_illustrations.states(result)
     # lifetime inf without pausing: every leaf holds one distinct point, so 2n - 1 nodes after n points
     assert [len(t) for t in tables] == [3, 5, 7]
     for before, after in pairwise(tables):
@@ -78,7 +81,7 @@ def test_protocol_first_state_is_the_batch_sampled_tree():
     result = updates(12)
     batch = MondrianForestClassifier(n_estimators=1, pausing=False, random_state=12).fit(POINTS[:2], LABELS[:2])
     arrays = batch.trees_[0].arrays()
-    first = lrt14_fig1.states(result)[0]
+    first = lrt14_illustrations.states(result)[0]
     for name in ("parent", "left", "right", "feature", "threshold", "split_time"):
         assert np.array_equal(first[name].to_numpy(), arrays[name]), name
     assert np.array_equal(first[["lower_0", "lower_1"]].to_numpy(), arrays["box_lower"])
@@ -146,7 +149,7 @@ def test_a_paused_leaf_sampled_again_is_a_leaf_split():
     """With pausing, a and b of one class make a paused leaf; c of the other class un-pauses it: the leaf itself
     becomes a split node (its block sampled again)."""
     result = updates(3, points=POINTS[:3], labels=[0, 0, 1], pausing=True)
-    before, after = lrt14_fig1.states(result)
+    before, after = lrt14_illustrations.states(result)
     assert len(before) == 1 and after.at[0, "left"] >= 0
     assert (LEAF_SPLIT, 0, 0) in update_cases(before, after)
 
@@ -157,13 +160,15 @@ def test_fig1_from_the_harness(harness):
     assert len(runs) == 1
     claims = drawn_claims(lrt14_fig1, runs)
     assert len(claims) == 5 and all(c.passed for c in claims), claims
+    assert {c.kind for c in claims} == {INVARIANT}  # an illustration: properties of the sampler, not results
 
 
 def test_fig2_from_the_harness_shows_the_three_operations(harness):
     runs = harness("lrt14-fig2")
     claims = drawn_claims(lrt14_fig2, runs)
     assert len(claims) == 4 and all(c.passed for c in claims), claims
-    tables = lrt14_fig1.states(runs[0])
+    assert [c.key for c in claims if c.kind == CLAIM] == ["update_keeps_tree"]  # LRT14's extension keeps the tree
+    tables = lrt14_illustrations.states(runs[0])
     kinds = [[kind for kind, _, _ in update_cases(a, b)] for a, b in pairwise(tables)]
     assert kinds == [[SPLIT_ABOVE], [EXTENSION, LEAF_SPLIT]]
 
@@ -190,7 +195,7 @@ def test_fig1_claims_catch_a_corrupted_tree(harness):
     for index, corrupt in corruptions.items():
         claims = lrt14_fig1.claims([with_tables(run, corrupt(nodes.copy()))], {})
         assert not claims[index].passed, (index, claims[index])
-    assert lrt14_fig1.leaf_overlaps(corruptions[3](nodes.copy()).set_index("node", drop=False)) > 0
+    assert lrt14_illustrations.leaf_overlaps(corruptions[3](nodes.copy()).set_index("node", drop=False)) > 0
 
 
 def test_fig1_pausing_claim_fails_on_a_tree_grown_without_pausing():
@@ -199,7 +204,7 @@ def test_fig1_pausing_claim_fails_on_a_tree_grown_without_pausing():
     result = updates(0, points=points, labels=labels, first=6)
     trial = {"model": {"estimator": {"lifetime": np.inf, "pausing": True}}}
     claims = lrt14_fig1.claims([RunRecord("test", "test", trial, {}, pd.DataFrame(), result.tables)], {})
-    assert claims[4].statement.startswith("pausing") and not claims[4].passed, claims[4]
+    assert claims[4].key == "pausing" and not claims[4].passed, claims[4]
     assert all(c.passed for c in claims[:4]), claims
 
 
