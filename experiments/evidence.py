@@ -1,0 +1,360 @@
+"""The evidence that ships with the report: the runs behind every committed figure, in files small enough to commit.
+
+`python -m experiments.evidence export FIG [--profile P]` (`make evidence FIG=... PROFILE=...`) takes the figure's
+latest complete run at that profile from the local MLflow store (every trial of its grid finished, no dataset left
+out) and writes ``results/evidence/<profile>/<id>/``:
+
+- ``runs.jsonl``: one line per trial run, in the order the figure reads them: its run id, name, start and end times,
+  tags, final metrics, the columns of its curves and tables, and its resolved trial config;
+- ``curves.csv``: every run's curves, one block of rows per run (column ``run_id``), values as the run logged them;
+- ``tables/<name>.csv``: the runs' extra tables, the same way;
+  a file whose CSV would pass BIG bytes (dense decision grids) is written as ``.parquet`` instead (the same text
+  values, compressed);
+- ``figure.json``: the figure's run (id, name, times, tags), the claims with their verdicts and the settings it was
+  drawn from.
+
+It then redraws the committed figure and tables (``results/figures``, ``results/tables``) from those files alone, with
+the code of the checkout, and records the claims that drawing gives. Nothing else writes into the evidence: local runs
+draw into ``results/local``. ``redraw [FIG ...]`` draws committed figures again from their evidence (no trial runs);
+``import`` loads every evidence into an MLflow store with its original run ids and times (`make ui` does it), so that
+the report's links open the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
+
+import pandas as pd
+from mlflow.exceptions import MlflowException
+from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
+
+from experiments.config import compose
+from experiments.figures import CLAIM
+from experiments.reproduce import draw, figure_trials, settings_used
+from experiments.store import sqlite_file
+from experiments.tracking import RunRecord, Tracker, git_commit
+from experiments.trial import trial_hash
+
+ROOT = Path("results/evidence")
+BIG = 1_000_000  # bytes of CSV above which a blocks file is written as Parquet
+
+
+class IncompleteRun(RuntimeError):
+    """The local store has no complete drawn run of the figure at that profile."""
+
+
+@dataclass
+class FigureEvidence:
+    """One figure at one profile, as committed: its figure run, claims and settings, and its trial runs."""
+
+    figure_id: str
+    profile: str
+    run: dict  # run_id, name, start_time, end_time, tags
+    claims: list[dict]
+    settings: dict
+    runs: list[RunRecord]
+    times: dict[str, tuple[int, int]]  # trial run id -> (start_time, end_time) in ms
+    tags: dict[str, dict[str, str]]  # trial run id -> tags
+
+
+def folder(root: Path, profile: str, figure_id: str) -> Path:
+    return Path(root) / profile / figure_id
+
+
+def profiles_with_evidence(root: Path, figure_id: str) -> list[str]:
+    return sorted(p.parent.parent.name for p in Path(root).glob(f"*/{figure_id}/figure.json"))
+
+
+# -- writing ---------------------------------------------------------------------------------------------------------
+
+
+def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame's values as the text a CSV of it holds, so that a run's block reads back as its own file would."""
+    return pd.read_csv(io.StringIO(frame.to_csv(index=False)), dtype=str, keep_default_na=False)
+
+
+def _write_blocks(stem: Path, frames: dict[str, pd.DataFrame]) -> None:
+    """Every run's rows in one file (``run_id`` first), values kept as written: ``stem``.csv, or .parquet when big."""
+    parts = [_as_text(frame).assign(run_id=run_id) for run_id, frame in frames.items()]
+    joined = pd.concat(parts, ignore_index=True).fillna("")
+    joined = joined[["run_id", *[c for c in joined.columns if c != "run_id"]]]
+    text = joined.to_csv(index=False)
+    if len(text) > BIG:
+        joined.to_parquet(stem.with_suffix(".parquet"), compression="zstd", index=False)
+    else:
+        stem.with_suffix(".csv").write_text(text)
+
+
+def write(target: Path, figure_run: dict, runs: list[RunRecord], meta: dict) -> None:
+    """Write one figure's runs into ``target`` (replacing what was there; its claims and settings are left for
+    ``redraw`` to fill); ``meta``: trial run id -> start_time, end_time, tags."""
+    target.mkdir(parents=True, exist_ok=True)
+    for stale in [*target.glob("*.*"), *target.glob("tables/*.*")]:
+        stale.unlink()
+    lines = []
+    for run in runs:
+        row = {
+            "run_id": run.run_id,
+            "name": run.name,
+            **meta[run.run_id],
+            "metrics": run.metrics,
+            "curve_columns": list(run.curves.columns),
+            "table_columns": {name: list(table.columns) for name, table in run.tables.items()},
+            "trial": run.trial,
+        }
+        lines.append(json.dumps(row, sort_keys=True))
+    (target / "runs.jsonl").write_text("\n".join(lines) + "\n")
+    _write_blocks(target / "curves", {run.run_id: run.curves for run in runs})
+    names = sorted({name for run in runs for name in run.tables})
+    if names:
+        (target / "tables").mkdir(exist_ok=True)
+    for name in names:
+        frames = {run.run_id: run.tables[name] for run in runs if name in run.tables}
+        _write_blocks(target / "tables" / name, frames)
+    write_figure(target, figure_run, [], {})
+
+
+def write_figure(target: Path, figure_run: dict, claims: list[dict], settings: dict) -> None:
+    document = {"run": figure_run, "claims": claims, "settings": settings}
+    (target / "figure.json").write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
+
+
+# -- reading ---------------------------------------------------------------------------------------------------------
+
+
+def _split(stem: Path) -> dict[str, pd.DataFrame]:
+    """run id -> its rows of a blocks file (``stem``.csv or .parquet), as text."""
+    if stem.with_suffix(".parquet").exists():
+        frame = pd.read_parquet(stem.with_suffix(".parquet"))
+    elif stem.with_suffix(".csv").exists():
+        frame = pd.read_csv(stem.with_suffix(".csv"), dtype=str, keep_default_na=False)
+    else:
+        return {}
+    return {run_id: part.drop(columns="run_id") for run_id, part in frame.groupby("run_id", sort=False)}
+
+
+def _parsed(block: pd.DataFrame | None, columns: list[str]) -> pd.DataFrame:
+    """A run's block with its own columns, parsed as its own CSV file would be."""
+    if block is None:
+        return pd.DataFrame(columns=columns)
+    return pd.read_csv(io.StringIO(block[columns].to_csv(index=False)))
+
+
+def read(root: Path, profile: str, figure_id: str) -> FigureEvidence:
+    """The committed evidence of a figure at a profile."""
+    source = folder(root, profile, figure_id)
+    document = json.loads((source / "figure.json").read_text())
+    rows = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
+    curves = _split(source / "curves")
+    tables = {path.stem: _split(path.with_suffix("")) for path in sorted((source / "tables").glob("*.*"))}
+    runs = [
+        RunRecord(
+            run_id=row["run_id"],
+            name=row["name"],
+            trial=row["trial"],
+            metrics=row["metrics"],
+            curves=_parsed(curves.get(row["run_id"]), row["curve_columns"]),
+            tables={
+                name: _parsed(tables[name].get(row["run_id"]), cols) for name, cols in row["table_columns"].items()
+            },
+        )
+        for row in rows
+    ]
+    return FigureEvidence(
+        figure_id,
+        profile,
+        document["run"],
+        document["claims"],
+        document["settings"],
+        runs,
+        times={row["run_id"]: (row["start_time"], row["end_time"]) for row in rows},
+        tags={row["run_id"]: row["tags"] for row in rows},
+    )
+
+
+# -- export from a store, redraw ---------------------------------------------------------------------------------------
+
+
+def figure_config(figure_id: str, profile: str, committed: bool = True, overrides: list[str] = ()):
+    """The figure's config at ``profile``; ``committed``: drawing into results/figures and results/tables."""
+    paths = ["paths.figures=results/figures", "paths.tables=results/tables"] if committed else []
+    return compose([f"figure={figure_id}", f"profile={profile}", *paths, *overrides])
+
+
+def draw_evidence(root: Path, profile: str, figure_id: str, overrides: list[str] = ()) -> tuple[list[Path], list]:
+    """The figure drawn from its evidence alone (into results/figures and results/tables, or where ``overrides``
+    put them): the files written and the claims."""
+    cfg = figure_config(figure_id, profile, overrides=overrides)
+    return draw(cfg, read(root, profile, figure_id).runs, {})
+
+
+def redraw(root: Path, profile: str, figure_id: str, overrides: list[str] = ()) -> list[dict]:
+    """Draw the committed figure and tables from its evidence alone (where ``overrides`` put them, by default
+    results/figures and results/tables); record the claims and settings that drawing gives in its figure.json (the
+    code of the checkout decides them); returns the claims."""
+    evidence = read(root, profile, figure_id)
+    cfg = figure_config(figure_id, profile, overrides=overrides)
+    files, claims = draw(cfg, evidence.runs, {})
+    settings = settings_used(cfg, evidence.runs, {}, files)
+    document = [c.as_dict() for c in claims]
+    counted = [c for c in claims if c.kind == CLAIM]
+    tally = f"{sum(c.passed for c in counted)}/{len(counted)}"
+    figure_run = {**evidence.run, "tags": {**evidence.run["tags"], "git_commit": git_commit(), "claims_passed": tally}}
+    write_figure(folder(root, profile, figure_id), figure_run, document, settings)
+    return document
+
+
+def export(tracker: Tracker, figure_id: str, profile: str, root: Path = ROOT, overrides: list[str] = ()) -> Path:
+    """Write the evidence of the figure's latest complete drawn run at ``profile`` in the store, then redraw the
+    committed figure from it (``overrides``: as for redraw). Raises IncompleteRun when the store has no such run."""
+    cfg = figure_config(figure_id, profile, committed=False)
+    hashes = [trial_hash(t) for t in figure_trials(cfg)]
+    run = _complete_figure_run(tracker, figure_id, profile, hashes)
+    runs = tracker.load_runs(figure_id, hashes)
+    meta = {}
+    for record in runs:
+        info = tracker.client.get_run(record.run_id)
+        meta[record.run_id] = {
+            "start_time": info.info.start_time,
+            "end_time": info.info.end_time,
+            "tags": {k: v for k, v in info.data.tags.items() if k != MLFLOW_RUN_NAME},
+        }
+    figure_run = {
+        "run_id": run.info.run_id,
+        "name": run.info.run_name,
+        "start_time": run.info.start_time,
+        "end_time": run.info.end_time,
+        "tags": {k: v for k, v in run.data.tags.items() if k != MLFLOW_RUN_NAME},
+    }
+    target = folder(root, profile, figure_id)
+    write(target, figure_run, runs, meta)
+    redraw(root, profile, figure_id, overrides)
+    return target
+
+
+def _complete_figure_run(tracker: Tracker, figure_id: str, profile: str, hashes: list[str]):
+    """The latest drawn figure run at ``profile`` whose trials are the whole grid of today's config, all finished."""
+    finished = tracker.finished_runs(figure_id)
+    absent = [h for h in hashes if h not in finished]
+    if absent:
+        raise IncompleteRun(
+            f"{figure_id} at profile {profile}: {len(absent)} of {len(hashes)} trials of today's grid have no finished "
+            f"run in {tracker.uri}; run `make reproduce-figure FIG={figure_id} PROFILE={profile}` first"
+        )
+    drawn = [
+        r
+        for r in tracker.figure_runs(figure_id)
+        if r.data.tags.get("profile") == profile and "claims_passed" in r.data.tags and r.info.status == "FINISHED"
+        and "missing_datasets" not in r.data.tags
+    ]  # fmt: skip
+    if not drawn:
+        raise IncompleteRun(f"{figure_id} at profile {profile}: no complete drawn figure run in {tracker.uri}")
+    return max(drawn, key=lambda r: r.info.end_time or r.info.start_time)
+
+
+# -- import into a store -----------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _next_run_id(run_id: str) -> Iterator[None]:
+    """The next run the SQL store creates gets ``run_id`` (it draws run ids from uuid4; MLflow has no other way to
+    give a run a chosen id)."""
+    with mock.patch("uuid.uuid4", return_value=uuid.UUID(hex=run_id)):
+        yield
+
+
+def _exists(tracker: Tracker, run_id: str) -> bool:
+    try:
+        tracker.client.get_run(run_id)
+        return True
+    except MlflowException:
+        return False
+
+
+def _create(tracker: Tracker, figure_id: str, run_id: str, name: str, start: int, tags: dict) -> None:
+    with _next_run_id(run_id):
+        tracker.client.create_run(tracker.experiment_id(figure_id), start_time=start, tags=tags, run_name=name)
+
+
+def import_figure(tracker: Tracker, evidence: FigureEvidence) -> int:
+    """Load one figure's evidence into the store under its original run ids, times and tags (runs already there are
+    left alone); returns the number of runs created."""
+    created = 0
+    parent = evidence.run
+    if not _exists(tracker, parent["run_id"]):
+        _create(tracker, evidence.figure_id, parent["run_id"], parent["name"], parent["start_time"], parent["tags"])
+        for path in evidence.settings.get("files", []):
+            if Path(path).exists():
+                tracker.client.log_artifact(parent["run_id"], path)
+        tracker.client.log_dict(parent["run_id"], {"claims": evidence.claims}, "claims.json")
+        tracker.client.log_dict(parent["run_id"], evidence.settings, "settings.json")
+        tracker.client.set_terminated(parent["run_id"], "FINISHED", parent["end_time"])
+        created += 1
+    for run in evidence.runs:
+        if _exists(tracker, run.run_id):
+            continue
+        start, end = evidence.times[run.run_id]
+        tags = {**evidence.tags[run.run_id], MLFLOW_PARENT_RUN_ID: parent["run_id"]}
+        _create(tracker, evidence.figure_id, run.run_id, run.name, start, tags)
+        tracker.log_record(run)
+        tracker.client.set_terminated(run.run_id, "FINISHED", end)
+        created += 1
+    return created
+
+
+def import_all(tracker: Tracker, root: Path = ROOT) -> int:
+    """Load every committed evidence into the store (see import_figure); returns the number of runs created."""
+    if sqlite_file(tracker.uri) is None:
+        raise ValueError(f"evidence is imported into a SQLite store only (run ids are kept), not {tracker.uri}")
+    created = 0
+    for path in sorted(Path(root).glob("*/*/figure.json")):
+        created += import_figure(tracker, read(root, path.parent.parent.name, path.parent.name))
+    return created
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    exporting = commands.add_parser("export", help="the store's complete run of a figure -> its committed evidence")
+    exporting.add_argument("figure")
+    exporting.add_argument("--profile", default="paper")
+    redrawing = commands.add_parser("redraw", help="committed figures drawn again from their evidence")
+    redrawing.add_argument("figures", nargs="*", help="figure ids (default: every figure with evidence)")
+    importing = commands.add_parser("import", help="every evidence into the store, with its run ids")
+    for command in (exporting, importing):
+        command.add_argument("--uri", help="the MLflow store (default: the harness's, tracking.uri)")
+    args = parser.parse_args(argv)
+    if args.command == "redraw":
+        targets = [p.parent for p in sorted(ROOT.glob("*/*/figure.json"))]
+        targets = [t for t in targets if not args.figures or t.name in args.figures]
+        for target in targets:
+            claims = redraw(ROOT, target.parent.name, target.name)
+            counted = [c for c in claims if c["kind"] == "claim"]
+            print(f"{target.name} ({target.parent.name}): {sum(c['passed'] for c in counted)}/{len(counted)} claims")
+        return 0
+    tracking = compose([]).tracking
+    tracker = Tracker(args.uri or tracking.uri, tracking.artifact_root)
+    if args.command == "import":
+        print(f"{import_all(tracker)} runs imported into {tracker.uri} from {ROOT}")
+        return 0
+    try:
+        target = export(tracker, args.figure, args.profile)
+    except IncompleteRun as error:
+        print(f"not exported: {error}")
+        return 1
+    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    print(f"{target}: {size / 1e6:.2f} MB of evidence; the committed figure redrawn from it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

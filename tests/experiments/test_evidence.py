@@ -1,0 +1,130 @@
+"""The evidence that ships with the report (experiments.evidence): exported from a store, read back run for run,
+redrawn byte for byte, imported into a store under the same run ids; and the committed report rebuilt from it."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from ui_server import serving
+
+from experiments import evidence, report
+from experiments.figures import CLAIM
+from experiments.reproduce import figure_trials
+from experiments.tracking import Tracker
+from experiments.trial import trial_hash
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED = REPO / evidence.ROOT
+
+
+def paths(root: Path) -> list[str]:
+    return [f"paths.figures={root}/figures", f"paths.tables={root}/tables"]
+
+
+@pytest.fixture(scope="module")
+def exported(quick_figure, tmp_path_factory):
+    """The quick figure's store exported as evidence into a folder of its own, drawn into another."""
+    root = tmp_path_factory.mktemp("evidence")
+    tracker = Tracker(quick_figure.uri, str(quick_figure.root / "artifacts"))
+    evidence.export(tracker, quick_figure.figure, "quick", root, paths(root / "drawn"))
+    return root, tracker, quick_figure
+
+
+def test_the_evidence_reads_back_every_run_as_the_store_gives_it(exported):
+    root, tracker, figure = exported
+    cfg = evidence.figure_config(figure.figure, "quick", committed=False)
+    stored = tracker.load_runs(figure.figure, [trial_hash(t) for t in figure_trials(cfg)])
+    read = evidence.read(root, "quick", figure.figure).runs
+    assert len(read) == len(stored) == figure.n_trials
+    for mine, theirs in zip(read, stored, strict=True):
+        assert (mine.run_id, mine.name, mine.trial, mine.metrics) == (
+            theirs.run_id,
+            theirs.name,
+            theirs.trial,
+            theirs.metrics,
+        )
+        pd.testing.assert_frame_equal(mine.curves, theirs.curves)
+        assert mine.tables.keys() == theirs.tables.keys()
+        for name in mine.tables:
+            pd.testing.assert_frame_equal(mine.tables[name], theirs.tables[name])
+
+
+def test_redrawing_from_the_evidence_gives_the_same_files_and_claims(exported, tmp_path):
+    root, _, figure = exported
+    first, claims = evidence.draw_evidence(root, "quick", figure.figure, paths(tmp_path / "a"))
+    second, again = evidence.draw_evidence(root, "quick", figure.figure, paths(tmp_path / "b"))
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+    recorded = evidence.read(root, "quick", figure.figure).claims
+    assert [c.as_dict() for c in claims] == [c.as_dict() for c in again] == recorded
+
+
+def test_an_incomplete_run_is_not_exported(exported, tmp_path):
+    _, tracker, figure = exported
+    with pytest.raises(evidence.IncompleteRun, match="trials of today's grid have no finished run"):
+        evidence.export(tracker, figure.figure, "paper", tmp_path, paths(tmp_path))
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_importing_keeps_run_ids_times_and_parents_and_is_idempotent(exported, tmp_path):
+    root, tracker, figure = exported
+    target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
+    created = evidence.import_all(target, root)
+    assert created == figure.n_trials + 1 and evidence.import_all(target, root) == 0
+    parent = evidence.read(root, "quick", figure.figure).run["run_id"]
+    for run in tracker.load_runs(figure.figure, list(tracker.finished_runs(figure.figure))):
+        original, copy = tracker.client.get_run(run.run_id), target.client.get_run(run.run_id)
+        assert (copy.info.start_time, copy.info.end_time) == (original.info.start_time, original.info.end_time)
+        assert copy.data.params == original.data.params and copy.data.metrics == original.data.metrics
+        assert copy.data.tags["mlflow.parentRunId"] == parent
+    assert target.load_runs(figure.figure, list(tracker.finished_runs(figure.figure)))
+
+
+@pytest.fixture
+def in_repo(monkeypatch):
+    monkeypatch.chdir(REPO)
+
+
+def test_the_committed_report_is_rebuilt_from_the_committed_evidence_byte_for_byte(in_repo):
+    _, markdown, page = report.render_report(report.EvidenceSource(), Path("results"))
+    assert markdown == Path("results/REPORT.md").read_text()
+    assert page == Path("results/REPORT.html").read_text()
+
+
+def committed_figures() -> list[tuple[str, str]]:
+    found = sorted((p.parent.parent.name, p.parent.name) for p in COMMITTED.glob("*/*/figure.json"))
+    return found[:2]
+
+
+@pytest.mark.parametrize("profile, figure_id", committed_figures())
+def test_committed_figures_redraw_from_their_evidence_unchanged(profile, figure_id, in_repo, tmp_path):
+    """Drawn again from the committed evidence, the figure's image, PDF and tables are the committed files byte for
+    byte, and its claims are the committed ones."""
+    files, claims = evidence.draw_evidence(evidence.ROOT, profile, figure_id, paths(tmp_path))
+    committed = evidence.read(evidence.ROOT, profile, figure_id)
+    expected = [Path(f) for f in committed.settings["files"]]
+    assert [p.name for p in files] == [p.name for p in expected]
+    for drawn, kept in zip(files, expected, strict=True):
+        assert drawn.read_bytes() == kept.read_bytes(), f"{kept} differs from its redrawing"
+    assert [c.as_dict() for c in claims] == committed.claims
+
+
+def test_every_committed_evidence_counts_its_claims_in_its_tally(in_repo):
+    for path in COMMITTED.glob("*/*/figure.json"):
+        figure = evidence.read(evidence.ROOT, path.parent.parent.name, path.parent.name)
+        counted = [c for c in figure.claims if c["kind"] == CLAIM]
+        assert figure.run["tags"]["claims_passed"] == f"{sum(c['passed'] for c in counted)}/{len(counted)}"
+
+
+@pytest.mark.slow
+def test_the_ui_serves_the_runs_the_committed_report_links_to(in_repo, tmp_path):
+    """`make ui`'s two steps on a fresh store: the committed evidence imported, then the server; every run a link of
+    the committed report names is served through the REST API."""
+    store = tmp_path / "mlflow.db"
+    evidence.import_all(Tracker(f"sqlite:///{store}", str(tmp_path / "artifacts")))
+    linked = re.findall(r"http://127\.0\.0\.1:5000/#/runs/([0-9a-f]{32})", Path("results/REPORT.md").read_text())
+    assert linked
+    with serving(store, tmp_path / "artifacts", tmp_path) as server:
+        for run_id in linked:
+            run = server.get_json("/api/2.0/mlflow/runs/get", run_id=run_id)["run"]
+            assert run["info"]["run_id"] == run_id and run["info"]["status"] == "FINISHED"
