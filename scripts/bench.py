@@ -21,6 +21,7 @@ import pandas as pd
 
 from experiments.bench import bsp, lrt14, machine, mondrian_forest
 from experiments.bench.summary import summary
+from experiments.figures.tables import format_mean_sd
 
 OUT = Path("results/BENCHMARKS.md")
 
@@ -42,10 +43,7 @@ def _markdown(table: pd.DataFrame, formats: dict[str, str] | None = None) -> str
 
 def _with_sd(table: pd.DataFrame, mean: str, sd: str, spec: str = ".4f") -> pd.DataFrame:
     table = table.copy()
-    table[mean] = [
-        format(m, spec) + ("" if pd.isna(s) else f" ± {format(s, spec)}")
-        for m, s in zip(table[mean], table[sd], strict=True)
-    ]
+    table[mean] = [format_mean_sd(m, s, spec) for m, s in zip(table[mean], table[sd], strict=True)]
     return table.drop(columns=sd)
 
 
