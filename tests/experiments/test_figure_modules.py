@@ -1,0 +1,50 @@
+"""How figure modules are written: each holds its plot and its claims, reads runs through the run record's accessors,
+imports shared helpers from family modules (never from another figure's module), and writes no file itself."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from experiments.config import compose
+from experiments.regenerate import figure_ids
+
+FIGURES = Path(__file__).resolve().parents[2] / "experiments" / "figures"
+
+
+def figure_modules() -> dict[str, str]:
+    """figure id -> the module its config names."""
+    return {figure_id: compose([f"figure={figure_id}"]).figure.module for figure_id in figure_ids()}
+
+
+MODULES = figure_modules()
+OWN = {module.rsplit(".", 1)[1] for module in MODULES.values()}
+
+
+def tree(module: str) -> ast.Module:
+    return ast.parse((FIGURES / f"{module.rsplit('.', 1)[1]}.py").read_text())
+
+
+@pytest.mark.parametrize("module", sorted(set(MODULES.values())))
+def test_a_figure_module_has_plot_and_claims_and_imports_no_other_figure(module):
+    parsed = tree(module)
+    functions = {node.name for node in parsed.body if isinstance(node, ast.FunctionDef)}
+    assert {"plot", "claims"} <= functions
+    imported = set()
+    for node in ast.walk(parsed):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+            if node.module == "experiments.figures":
+                imported |= {f"experiments.figures.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+    others = {name for name in imported if name.startswith("experiments.figures.") and name.rsplit(".", 1)[1] in OWN}
+    assert others <= {module}, f"{module} imports another figure's module: {sorted(others - {module})}"
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in FIGURES.glob("*.py") if p.name != "__init__.py"))
+def test_figure_code_reads_runs_through_accessors_and_writes_no_file(path):
+    parsed = ast.parse((FIGURES / path).read_text())
+    attributes = {node.attr for node in ast.walk(parsed) if isinstance(node, ast.Attribute)}
+    assert "trial" not in attributes, f"{path} reads run.trial: use the run record's accessors"
+    assert not attributes & {"savefig", "to_csv", "write_text", "to_parquet"}, f"{path} writes a file"
