@@ -197,19 +197,22 @@ def draw_evidence(root: Path, profile: str, figure_id: str, overrides: list[str]
     return draw(cfg, read(root, profile, figure_id).runs, {})
 
 
-def redraw(root: Path, profile: str, figure_id: str, overrides: list[str] = ()) -> list[dict]:
+def redraw(root: Path, profile: str, figure_id: str, overrides: list[str] = (), restamp: bool = False) -> list[dict]:
     """Draw the committed figure and tables from its evidence alone (where ``overrides`` put them, by default
-    results/figures and results/tables); record the claims and settings that drawing gives in its figure.json (the
-    code of the checkout decides them); returns the claims."""
+    results/figures and results/tables); returns the claims. When the claims or the settings differ from those its
+    figure.json records (the code of the checkout decides them), or with ``restamp``, figure.json takes them with the
+    commit of the checkout; a drawing that changes nothing leaves it as it is."""
     evidence = read(root, profile, figure_id)
     cfg = figure_config(figure_id, profile, overrides=overrides)
     files, claims = draw(cfg, evidence.runs, {})
     settings = settings_used(cfg, evidence.runs, {}, files)
     document = [c.as_dict() for c in claims]
-    counted = [c for c in claims if c.kind == CLAIM]
-    tally = f"{sum(c.passed for c in counted)}/{len(counted)}"
-    figure_run = {**evidence.run, "tags": {**evidence.run["tags"], "git_commit": git_commit(), "claims_passed": tally}}
-    write_figure(folder(root, profile, figure_id), figure_run, document, settings)
+    where = {k: v for k, v in settings.items() if k != "files"}  # the same drawing, wherever it was written
+    if restamp or (document, where) != (evidence.claims, {k: v for k, v in evidence.settings.items() if k != "files"}):
+        counted = [c for c in claims if c.kind == CLAIM]
+        tally = f"{sum(c.passed for c in counted)}/{len(counted)}"
+        tags = {**evidence.run["tags"], "git_commit": git_commit(), "claims_passed": tally}
+        write_figure(folder(root, profile, figure_id), {**evidence.run, "tags": tags}, document, settings)
     return document
 
 
@@ -237,7 +240,7 @@ def export(tracker: Tracker, figure_id: str, profile: str, root: Path = ROOT, ov
     }
     target = folder(root, profile, figure_id)
     write(target, figure_run, runs, meta)
-    redraw(root, profile, figure_id, overrides)
+    redraw(root, profile, figure_id, overrides, restamp=True)
     return target
 
 

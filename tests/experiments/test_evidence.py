@@ -2,6 +2,8 @@
 redrawn byte for byte, imported into a store under the same run ids; and the committed report rebuilt from it."""
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -98,15 +100,29 @@ def committed_figures() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("profile, figure_id", committed_figures())
 def test_committed_figures_redraw_from_their_evidence_unchanged(profile, figure_id, in_repo, tmp_path):
-    """Drawn again from the committed evidence, the figure's image, PDF and tables are the committed files byte for
-    byte, and its claims are the committed ones."""
-    files, claims = evidence.draw_evidence(evidence.ROOT, profile, figure_id, paths(tmp_path))
+    """`make redraw` on the committed evidence (a copy of it here): the figure's image, PDF and tables are the
+    committed files byte for byte, its claims the committed ones, and its figure.json stays as it is."""
+    root = tmp_path / "evidence"
+    shutil.copytree(evidence.folder(evidence.ROOT, profile, figure_id), evidence.folder(root, profile, figure_id))
+    recorded = (evidence.folder(root, profile, figure_id) / "figure.json").read_bytes()
+    evidence.redraw(root, profile, figure_id, paths(tmp_path))
+    assert (evidence.folder(root, profile, figure_id) / "figure.json").read_bytes() == recorded
+    files, claims = evidence.draw_evidence(root, profile, figure_id, paths(tmp_path))
     committed = evidence.read(evidence.ROOT, profile, figure_id)
     expected = [Path(f) for f in committed.settings["files"]]
     assert [p.name for p in files] == [p.name for p in expected]
     for drawn, kept in zip(files, expected, strict=True):
         assert drawn.read_bytes() == kept.read_bytes(), f"{kept} differs from its redrawing"
     assert [c.as_dict() for c in claims] == committed.claims
+
+
+def test_every_committed_figure_and_table_is_drawn_from_committed_evidence(in_repo):
+    drawn = {f for path in COMMITTED.glob("*/*/figure.json") for f in evidence.read(
+        evidence.ROOT, path.parent.parent.name, path.parent.name).settings["files"]}  # fmt: skip
+    tracked = subprocess.run(
+        ["git", "ls-files", "results/figures", "results/tables"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert set(tracked) == drawn
 
 
 def test_every_committed_evidence_counts_its_claims_in_its_tally(in_repo):
