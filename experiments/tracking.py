@@ -42,16 +42,15 @@ for _name in ("mlflow", "alembic"):
 
 
 def git_commit() -> str:
-    """The commit the code runs from, with -dirty when tracked files differ from it."""
+    """The commit the code runs from, with -dirty when tracked files other than results differ from it (what runs
+    write, the evidence and the figures drawn from it, is not the code)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=_REPO, capture_output=True, text=True, check=True).stdout.strip()
+
     try:
-        out = subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
-            cwd=_REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return out.stdout.strip()
+        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+        return git("rev-parse", "HEAD") + ("-dirty" if changed else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
