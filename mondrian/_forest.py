@@ -14,7 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
-from mondrian._validation import tree_streams
+from mondrian._validation import check_n_jobs, tree_streams
 from mondrian.tree import MondrianTree
 
 # Rows per block in progressive validation: bounds the per-tree buffers, not the results.
@@ -76,6 +76,7 @@ class OnlineForest(BaseEstimator):
             or self.n_estimators < 1
         ):
             raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        check_n_jobs(self.n_jobs)
         return self._check_forecaster_params()
 
     def _started_lifetime(self):
@@ -162,6 +163,7 @@ class OnlineForest(BaseEstimator):
         params = self._kernel_params()
         first = self._store(X, targets)
         for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
+        self.predict_params_ = params
 
     def fit(self, X, y):
         """Learn every tree afresh from (X, y)."""
@@ -207,11 +209,19 @@ class OnlineForest(BaseEstimator):
 
             out[rows] = sum_over_trees(step, trees, (Xb.shape[0], self._n_outputs), self.n_jobs)
         self.trees_ = trees
+        self.predict_params_ = params
         out /= len(trees)
         return out
 
+    def _predict_params(self) -> np.ndarray:
+        """The kernel parameters predictions use: those of the last fit or partial_fit (``predict_params_``), so that
+        a parameter set after it changes no prediction until the next call that learns (and validates it). An
+        estimator whose parameter may change at prediction time overrides this and checks it here."""
+        return self.predict_params_
+
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self, "trees_")
+        check_n_jobs(self.n_jobs)
         plain = self._plain_X(X)
         if plain is not None:
             return plain
@@ -220,7 +230,7 @@ class OnlineForest(BaseEstimator):
     def _mean_prediction(self, X) -> np.ndarray:
         X = self._checked_X(X)
         out = np.zeros((X.shape[0], self._n_outputs))
-        params = self._kernel_params()
+        params = self._predict_params()
 
         def predict_rows(rows: slice):
             for tree in self.trees_:

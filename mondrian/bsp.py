@@ -24,7 +24,7 @@ from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 from mondrian._points import PointStore, empty_lists
-from mondrian._validation import tree_streams
+from mondrian._validation import check_positive_finite, tree_streams
 
 INCREASING = "increasing"
 VOTES = ("soft", "hard")
@@ -34,10 +34,6 @@ LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
 def dimension_pairs(n_features: int) -> np.ndarray:
     """The pairs (d1, d2), d1 < d2, in lexicographic order, as an int64 array of shape (d(d-1)/2, 2)."""
     return np.array([(a, b) for a in range(n_features) for b in range(a + 1, n_features)], np.int64).reshape(-1, 2)
-
-
-def _positive_finite(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, numbers.Real) and 0 < value < np.inf
 
 
 class BSPTree:
@@ -118,13 +114,12 @@ class _OnlineBSPForest(OnlineForest):
     def _check_forecaster_params(self):
         if not isinstance(self.leaf_sampling, str) or self.leaf_sampling not in LEAF_SAMPLINGS:
             raise ValueError(f"leaf_sampling must be one of {tuple(LEAF_SAMPLINGS)}, got {self.leaf_sampling!r}")
-        if not _positive_finite(self.rate_scale):
-            raise ValueError(f"rate_scale must be a positive finite number, got {self.rate_scale!r}")
+        check_positive_finite("rate_scale", self.rate_scale)
+        # checked with a fixed budget too: a value that means nothing is an error, not silently ignored
+        scale = check_positive_finite("budget_scale", self.budget_scale)
         if isinstance(self.budget, str) and self.budget == INCREASING:
-            if not _positive_finite(self.budget_scale):
-                raise ValueError(f"budget_scale must be a positive finite number, got {self.budget_scale!r}")
-            return (INCREASING, float(self.budget_scale))
-        if not _positive_finite(self.budget):
+            return (INCREASING, scale)
+        if isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Real) or not 0 < self.budget < np.inf:
             raise ValueError(f"budget must be {INCREASING!r} or a positive finite number, got {self.budget!r}")
         return float(self.budget)
 
@@ -149,7 +144,7 @@ class _OnlineBSPForest(OnlineForest):
         ]
 
     def _kernel_params(self) -> np.ndarray:
-        return np.zeros(0)
+        return np.array([float(self._vote())])  # the vote predictions use (fixed at each fit / partial_fit)
 
     def _store(self, X, targets) -> int:
         return self.points_.append(self._kernel_X(X), targets)
@@ -176,7 +171,7 @@ class _OnlineBSPForest(OnlineForest):
     def _mean_prediction(self, X) -> np.ndarray:
         X = self._kernel_X(self._checked_X(X))
         out = np.zeros((X.shape[0], self._n_outputs))
-        vote = self._vote()
+        vote = int(self._predict_params()[0])
 
         def predict_rows(rows: slice):
             for tree in self.trees_:
@@ -222,6 +217,13 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     vote : "soft" averages the trees' leaf label distributions; "hard" counts a vote for each tree's majority label
         (the paper's).
     random_state, n_jobs : as in ``MondrianForestClassifier``.
+
+    Parameters after fitting: ``rate_scale``, ``leaf_sampling`` and ``vote`` may change between ``partial_fit`` calls,
+    which validate every parameter before touching the model (a failed call leaves it, its point store included,
+    as it was); predictions use the vote of the last ``fit`` / ``partial_fit``, so that ``set_params`` changes no
+    prediction until the next call that learns. ``n_estimators``, ``budget`` and (with the increasing budget)
+    ``budget_scale`` cannot change in ``partial_fit`` ("call fit"); ``budget_scale`` must be a positive finite number
+    whatever the budget. ``n_jobs`` is validated at every call (it never changes results).
     """
 
     def __init__(

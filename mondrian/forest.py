@@ -19,7 +19,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from mondrian import _ikn, _increasing, _leaf_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._points import PointStore
-from mondrian._validation import check_lifetime
+from mondrian._validation import check_lifetime, check_positive_finite
 from mondrian.tree import MondrianTree
 
 INCREASING = "increasing"
@@ -51,6 +51,8 @@ class _MondrianForest(OnlineForest):
         return isinstance(self.lifetime, str) and self.lifetime == INCREASING
 
     def _check_forecaster_params(self):
+        # checked with a fixed lifetime too: a value that means nothing is an error, not silently ignored
+        scale = check_positive_finite("lifetime_scale", self.lifetime_scale)
         split = self.min_samples_split
         if isinstance(split, bool) or not isinstance(split, numbers.Integral) or split < 2:
             raise ValueError(f"min_samples_split must be an integer >= 2, got {split!r}")
@@ -61,10 +63,7 @@ class _MondrianForest(OnlineForest):
                     "be 2 (every block that can be split is)"
                 )
             return check_lifetime(self.lifetime)
-        scale = self.lifetime_scale
-        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not 0 < scale < np.inf:
-            raise ValueError(f"lifetime_scale must be a positive finite number, got {scale!r}")
-        return (INCREASING, float(scale), int(split))
+        return (INCREASING, scale, int(split))
 
     def _started_lifetime(self):
         if hasattr(self, "lifetime_scale_"):
@@ -171,12 +170,21 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         new point joins a paused leaf, and a leaf that gets a second label is sampled again from its points (the
         forest keeps every point it learns). False: every leaf is split down to one distinct point (lifetime inf).
     vote : "soft" (a tree gives its label distribution) or "hard" (a tree votes for its leaf's most frequent
-        label, MGS17's majority vote); can be changed at any time.
+        label, MGS17's majority vote); can be changed at any time with smoothing "empirical" (checked at every
+        prediction; trees fitted with IKN smoothing refuse "hard" with a ValueError).
     random_state : int, RandomState, Generator or None; each tree draws from its own
         stream spawned from it, so that results are the same for every ``n_jobs``.
     n_jobs : threads over trees (None means 1, -1 all cores).
 
     The forest averages the trees.
+
+    Parameters after fitting: predictions use the state of the last ``fit`` / ``partial_fit`` (the trees, their
+    lifetime, the smoothing and ``gamma``), so that ``set_params`` changes no prediction until the next call that
+    learns, which validates every parameter before touching the model (a failed call leaves it as it was).
+    ``partial_fit`` refuses a change of ``n_estimators``, ``lifetime`` (with its ``lifetime_scale`` and
+    ``min_samples_split``), ``smoothing`` or ``pausing`` ("call fit"). Only ``vote`` (see above) and ``n_jobs``
+    (validated at every call, never changing results) are read live by predictions. ``lifetime_scale`` must be a
+    positive finite number whatever the lifetime.
     """
 
     def __init__(
@@ -209,7 +217,21 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     @property
     def _forecaster(self):
-        return _ikn if self._smoothing == "ikn" else _leaf_mean
+        # the smoothing the trees were started with (set before they are made; partial_fit checks it is unchanged)
+        return _ikn if self.smoothing_ == "ikn" else _leaf_mean
+
+    def _predict_params(self) -> np.ndarray:
+        """The vote may change after fit: it is checked here. IKN trees (gamma fixed at fit) give soft votes only."""
+        if self.vote not in VOTES:
+            raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
+        if self.smoothing_ == "ikn":
+            if self.vote == "hard":
+                raise ValueError(
+                    'vote="hard" needs the leaves\' label counts, but these trees were fitted with smoothing "ikn" '
+                    '(soft votes only): set vote="soft", or fit again with smoothing="empirical"'
+                )
+            return self.predict_params_
+        return _leaf_mean.kernel_params(self.vote == "hard")
 
     def _check_forecaster_params(self):
         if self.smoothing not in SMOOTHINGS:
@@ -256,5 +278,6 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     """Online Mondrian forest regressor (Lakshminarayanan, Roy and Teh, 2014; Mourtada, Gaïffas and Scornet, 2017).
 
     Parameters as ``MondrianForestClassifier`` but ``smoothing``, ``gamma``, ``pausing`` and ``vote`` (classification
-    only); a leaf predicts the mean of its labels.
+    only); a leaf predicts the mean of its labels. As the classifier's, predictions use the fitted state: only
+    ``n_jobs`` is read live (and validated) by them.
     """

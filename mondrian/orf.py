@@ -95,6 +95,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     random_state, n_jobs : as in ``MondrianForestClassifier``: one random stream per tree, threads over trees,
         the same model for every n_jobs.
 
+    Parameters after fitting: ``min_samples_split``, ``min_gain``, ``n_passes`` and ``feature_range`` may change
+    between ``partial_fit`` calls, which validate every parameter before touching the model; ``n_estimators``,
+    ``n_tests`` and ``max_depth`` cannot ("call fit"). Predictions use the fitted trees only (set_params changes
+    none until the next call that learns); ``n_jobs`` is validated at every call (it never changes results).
+
     Choices, and departures from Saffari's reference code:
 
     - Thresholds are drawn in the range of the data the leaf has seen when the test is drawn: for a child, its

@@ -27,7 +27,7 @@ from mondrian import _cells
 from mondrian._forest import _unchanged_on_failure, _writeable
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
-from mondrian._validation import check_lifetime, tree_streams
+from mondrian._validation import check_lifetime, check_n_jobs, tree_streams
 from mondrian.tree import MondrianTree
 
 DOMAINS = ("unit", "data")
@@ -65,7 +65,7 @@ class _PartitionForest(BaseEstimator):
         return 1
 
     def _empty_value(self) -> float:
-        return float(self.empty_value)
+        return self.empty_value_  # the fitted value: set_params(empty_value=...) changes no prediction until fit
 
     def _check_lifetime(self, lifetime) -> float:
         """The common checks (number of trees, domain) and the fixed lifetime, positive and finite."""
@@ -74,6 +74,7 @@ class _PartitionForest(BaseEstimator):
             raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+        check_n_jobs(self.n_jobs)
         lifetime = check_lifetime(lifetime)
         if not np.isfinite(lifetime):
             raise ValueError("lifetime must be finite: a purely random partition splits without end otherwise")
@@ -104,6 +105,7 @@ class _PartitionForest(BaseEstimator):
 
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self)
+        check_n_jobs(self.n_jobs)  # read by predictions, may change at any time (it never changes results)
         return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
 
     def _checked_lifetimes(self, lifetimes) -> np.ndarray:
@@ -164,6 +166,11 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     selection_ : adaptive only: dict of the grid ``lifetimes``, their held-out ``risks``, the ERM choice ``erm``, the
         STAR partner ``partner``, its weight ``alpha`` and the ``star_risk`` of the combination.
     n_features_in_ : the number of features.
+    empty_value_ : the empty cells' prediction, ``empty_value`` at fit.
+
+    Every parameter is validated at ``fit`` and only read there: predictions use the fitted state (``trees_``,
+    ``lifetime_``, ``empty_value_``, ``selection_``), so that ``set_params`` after fit changes no prediction; but
+    ``n_jobs``, read (and validated) at every call, which never changes results.
     """
 
     def __init__(
@@ -213,6 +220,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         with _unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
             X, y = _writeable(X), np.asarray(y, dtype=np.float64)
+            self.empty_value_ = float(self.empty_value)
             lower, upper = self._domain(X)
             self.__dict__.pop("selection_", None)
             # one stream per tree (the same trees' streams whatever the lifetime), then one for the half split
@@ -276,6 +284,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
     ----------
     classes_ : the class labels; trees_, domain_, lifetime_, n_features_in_ : as the regressor's (stats: column 0
         the number of points of each cell, then their count per class).
+
+    As the regressor's, predictions use the fitted state; only ``n_jobs`` is read (and validated) at every call.
     """
 
     _onehot = True

@@ -135,6 +135,8 @@ def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> Mondria
     upper = np.atleast_1d(np.asarray(upper, dtype=np.float64))
     if lower.shape != upper.shape or lower.ndim != 1 or not np.all(lower <= upper):
         raise ValueError("lower and upper must be 1-D arrays of the same length with lower <= upper")
+    if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
+        raise ValueError(f"lower and upper must be finite (a box of finite size), got {lower!r} and {upper!r}")
     rng = np.random.default_rng(check_random_state_seed(random_state))
     expected = float(np.prod(1.0 + lifetime * (upper - lower)))
     nodes = sample_partition(

@@ -1,0 +1,240 @@
+"""Hard inputs for every public estimator: parameters set after fit, failed calls, parameters that mean nothing.
+
+- set_params after fit: a bad value is refused by the next call with a ValueError naming the parameter, or ignored by
+  predictions (equal to before); never a silent change. Parameters that may change after fit are documented.
+- a failed partial_fit (bad parameters, bad X or y) leaves the model as an untouched copy: equal after a good call.
+- parameters that mean nothing raise ValueErrors naming them.
+"""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from mondrian import (
+    AMFClassifier,
+    AMFRegressor,
+    MondrianForestClassifier,
+    MondrianForestRegressor,
+    MondrianPartitionForestClassifier,
+    MondrianPartitionForestRegressor,
+    OnlineBSPForestClassifier,
+    OnlineBSPForestRegressor,
+    OnlineRandomForestClassifier,
+    sample_mondrian,
+)
+
+rng = np.random.default_rng(0)
+X = rng.random((60, 2))
+X2 = rng.random((30, 2))
+Q = rng.random((25, 2))
+Y_CLASS, Y2_CLASS = rng.integers(0, 3, 60), rng.integers(0, 3, 30)
+Y_REG, Y2_REG = X[:, 0] + rng.normal(0, 0.1, 60), X2[:, 0]
+
+ONLINE = {
+    "mf-clf": lambda: MondrianForestClassifier(n_estimators=3, random_state=0),
+    "mf-clf-increasing": lambda: MondrianForestClassifier(n_estimators=3, lifetime="increasing", random_state=0),
+    "mf-reg": lambda: MondrianForestRegressor(n_estimators=3, random_state=0),
+    "amf-clf": lambda: AMFClassifier(n_estimators=3, random_state=0),
+    "amf-reg": lambda: AMFRegressor(n_estimators=3, random_state=0),
+    "bsp-clf": lambda: OnlineBSPForestClassifier(n_estimators=3, random_state=0),
+    "bsp-reg": lambda: OnlineBSPForestRegressor(n_estimators=3, random_state=0),
+    "orf-clf": lambda: OnlineRandomForestClassifier(n_estimators=3, min_samples_split=5, random_state=0),
+}
+PARTITION = {
+    "partition-clf": lambda: MondrianPartitionForestClassifier(n_estimators=3, lifetime=3.0, random_state=0),
+    "partition-reg": lambda: MondrianPartitionForestRegressor(n_estimators=3, lifetime=3.0, random_state=0),
+}
+ALL = {**ONLINE, **PARTITION}
+
+BAD = [np.nan, -1, 0, np.inf, "bad", None, 2.5, True]
+# parameters that may change after fit, changing predictions by design (documented in the estimators' docstrings)
+SWITCHABLE = {
+    "mf-clf-increasing": {"vote"},
+    "amf-clf": {"use_aggregation", "prediction"},
+    "amf-reg": {"use_aggregation", "prediction"},
+}
+# valid values that differ from the fitted ones (the issue's cases)
+OTHER = {
+    "smoothing": ["empirical"],
+    "vote": ["hard"],
+    "lifetime": ["increasing", 1.0],
+    "use_aggregation": [False],
+    "prediction": ["split"],
+}
+
+
+def is_classifier(name):
+    return "clf" in name
+
+
+def data(name):
+    return (X, Y_CLASS, X2, Y2_CLASS) if is_classifier(name) else (X, Y_REG, X2, Y2_REG)
+
+
+def outputs(model, name):
+    return model.predict_proba(Q) if is_classifier(name) else model.predict(Q)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_params_set_after_fit_never_silently_change_predictions(name):
+    Xa, ya, _, _ = data(name)
+    model = ALL[name]().fit(Xa, ya)
+    before = outputs(model, name)
+    counts = {"refused": 0, "ignored": 0}
+    for param, default in model.get_params().items():
+        if param == "random_state":
+            continue  # read by fit only (a new forest)
+        for value in BAD + OTHER.get(param, []):
+            if isinstance(value, type(default)) and value == default:
+                continue
+            trial = copy.deepcopy(model)
+            trial.set_params(**{param: value})
+            try:
+                after = outputs(trial, name)
+            except ValueError as error:
+                assert param in str(error), (param, value, error)
+                counts["refused"] += 1
+                continue
+            if param in SWITCHABLE.get(name, ()) and value in OTHER.get(param, []):
+                continue  # a valid switch: allowed to change predictions
+            np.testing.assert_array_equal(after, before, err_msg=f"{name}: {param}={value!r}")
+            counts["ignored"] += 1
+    assert sum(counts.values()) > 0
+
+
+def failing_calls(name):
+    """(label, call) pairs: bad parameters set before partial_fit, bad X and y."""
+    _, _, X2a, y2a = data(name)
+    nan, inf = X2a.copy(), X2a.copy()
+    nan[0, 0], inf[1, 1] = np.nan, np.inf
+    calls = [
+        ("n_jobs=0", {"n_jobs": 0}, X2a, y2a),
+        ("n_jobs='two'", {"n_jobs": "two"}, X2a, y2a),
+        ("n_estimators=0", {"n_estimators": 0}, X2a, y2a),
+        ("more trees", {"n_estimators": 5}, X2a, y2a),
+        ("NaN in X", {}, nan, y2a),
+        ("inf in X", {}, inf, y2a),
+        ("3 features", {}, np.hstack([X2a, X2a[:, :1]]), y2a),
+        ("1-D X", {}, X2a[:, 0], y2a),
+        ("short y", {}, X2a, y2a[:-1]),
+    ]
+    model = ONLINE[name]()
+    for param in model.get_params():
+        if param not in ("n_jobs", "n_estimators", "random_state"):
+            calls += [(f"{param}={v!r}", {param: v}, X2a, y2a) for v in (np.nan, "bad", -1)]
+    if is_classifier(name):
+        calls.append(("unknown class", {}, X2a, np.where(y2a == 0, 7, y2a)))
+    else:
+        bad_y = y2a.copy()
+        bad_y[0] = np.nan
+        calls.append(("NaN in y", {}, X2a, bad_y))
+    return calls
+
+
+@pytest.mark.parametrize("name", ONLINE)
+def test_a_failed_partial_fit_changes_nothing(name):
+    """Every failing call in turn on one model, then a good call: equal to an untouched copy after that call."""
+    Xa, ya, X2a, y2a = data(name)
+    model = ONLINE[name]().fit(Xa, ya)
+    twin = pickle.loads(pickle.dumps(model))
+    params = model.get_params()
+    for label, bad_params, Xb, yb in failing_calls(name):
+        model.set_params(**bad_params)
+        with pytest.raises(ValueError):
+            model.partial_fit(Xb, yb)
+        model.set_params(**params)
+        if hasattr(model, "points_"):
+            assert model.points_.n == twin.points_.n, label
+    for m in (model, twin):
+        m.partial_fit(X2a, y2a)
+    np.testing.assert_array_equal(outputs(model, name), outputs(twin, name))
+
+
+@pytest.mark.parametrize("name", ["mf-clf-increasing", "amf-clf", "bsp-reg", "orf-clf"])
+def test_each_failing_call_alone_then_a_good_call_equals_an_untouched_copy(name):
+    Xa, ya, X2a, y2a = data(name)
+    fitted = ONLINE[name]().fit(Xa, ya)
+    for label, bad_params, Xb, yb in failing_calls(name):
+        model, twin = copy.deepcopy(fitted), copy.deepcopy(fitted)
+        model.set_params(**bad_params)
+        with pytest.raises(ValueError):
+            model.partial_fit(Xb, yb)
+        model.set_params(**twin.get_params())
+        for m in (model, twin):
+            m.partial_fit(X2a, y2a)
+        np.testing.assert_array_equal(outputs(model, name), outputs(twin, name), err_msg=label)
+
+
+def test_bsp_point_store_does_not_grow_on_a_failed_call():
+    clf = OnlineBSPForestClassifier(n_estimators=2, random_state=0).fit(X, Y_CLASS)
+    with pytest.raises(ValueError, match="n_jobs"):
+        clf.set_params(n_jobs=0).partial_fit(X2, Y2_CLASS)
+    assert clf.points_.n == 60
+
+
+def test_amf_dirichlet_set_after_fit_is_ignored_until_partial_fit():
+    clf = AMFClassifier(n_estimators=2, random_state=0).fit(X, Y_CLASS)
+    before = clf.predict_proba(Q)
+    for value in (np.nan, -1):
+        clf.set_params(dirichlet=value)
+        np.testing.assert_array_equal(clf.predict_proba(Q), before)
+        with pytest.raises(ValueError, match="dirichlet"):
+            clf.partial_fit(X2, Y2_CLASS)
+    clf.set_params(dirichlet=0.5, use_aggregation="yes")
+    with pytest.raises(ValueError, match="use_aggregation"):
+        clf.predict_proba(Q)
+
+
+def test_ikn_forest_refuses_a_hard_vote_and_ignores_other_smoothing():
+    clf = MondrianForestClassifier(n_estimators=2, random_state=0).fit(X, Y_CLASS)
+    before = clf.predict_proba(Q)
+    with pytest.raises(ValueError, match="vote"):
+        clf.set_params(vote="hard").predict_proba(Q)
+    for params in ({"smoothing": "empirical"}, {"lifetime": "increasing"}, {"gamma": 1e-3}, {"smoothing": "bad"}):
+        clf.set_params(vote="soft", **params)
+        np.testing.assert_array_equal(clf.predict_proba(Q), before, err_msg=str(params))
+        clf.set_params(**MondrianForestClassifier(n_estimators=2, random_state=0).get_params())
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: MondrianForestRegressor(lifetime_scale=0), "lifetime_scale"),
+        (lambda: MondrianForestClassifier(lifetime=2.0, lifetime_scale=np.nan), "lifetime_scale"),
+        (lambda: OnlineBSPForestRegressor(budget=2.0, budget_scale=0), "budget_scale"),
+        (lambda: MondrianForestClassifier(n_jobs="two"), "n_jobs"),
+        (lambda: AMFClassifier(n_jobs=0), "n_jobs"),
+        (lambda: OnlineRandomForestClassifier(n_jobs=1.5), "n_jobs"),
+        (lambda: MondrianPartitionForestRegressor(n_jobs="two"), "n_jobs"),
+        (lambda: AMFClassifier(prediction="bad"), "prediction"),
+    ],
+)
+def test_meaningless_parameters_are_refused_by_name(make, message):
+    with pytest.raises(ValueError, match=message):
+        make().fit(X, Y_CLASS)
+
+
+def test_a_bad_prediction_rule_set_after_fit_is_refused_by_predictions_and_learning():
+    clf = AMFClassifier(n_estimators=2, random_state=0).fit(X, Y_CLASS)
+    clf.set_params(prediction="bad")
+    for call in (lambda: clf.predict_proba(Q), lambda: clf.partial_fit(X2, Y2_CLASS)):
+        with pytest.raises(ValueError, match="prediction must be one of"):
+            call()
+
+
+def test_n_jobs_is_checked_at_prediction():
+    for name, make in ALL.items():
+        Xa, ya, _, _ = data(name)
+        model = make().fit(Xa, ya)
+        model.set_params(n_jobs="two")
+        with pytest.raises(ValueError, match="n_jobs"):
+            outputs(model, name)
+
+
+def test_sample_mondrian_refuses_an_infinite_box():
+    with pytest.raises(ValueError, match="finite"):
+        sample_mondrian(1, [0, 0], [1, np.inf])
+    with pytest.raises(ValueError, match="lower and upper"):
+        sample_mondrian(1, [np.nan, 0], [1, 1])
