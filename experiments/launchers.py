@@ -8,10 +8,13 @@ datasets from the cache this process fetched them into (``MONDRIAN_DATA`` on a f
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import sys
+import threading
+import time
 import traceback
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -25,6 +28,10 @@ from experiments.trial import TrialOutcome, run_trial
 
 
 class Launcher(Protocol):
+    def check(self) -> None:
+        """Raise (one line) if the trials cannot be sent where they would run, before anything is written."""
+        ...
+
     def outcomes(self, trials: list[dict]) -> Generator[TrialOutcome, None, None]:
         """Run the trials; yield their outcomes in the order they finish (closing it stops the trials not started)."""
         ...
@@ -36,8 +43,47 @@ class JoblibLauncher:
 
     n_jobs: int = 1
 
+    def check(self) -> None:
+        """Local processes are always there."""
+
     def outcomes(self, trials: list[dict]) -> Generator[TrialOutcome, None, None]:
-        return Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(delayed(run_trial)(t) for t in trials)
+        driver = os.getpid()
+        return Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(
+            delayed(_watched)(run_trial, t, driver) for t in trials
+        )
+
+
+_WATCH_INTERVAL = 1.0  # seconds between two looks of a worker at its driver
+_watching: set[int] = set()
+
+
+def _watch_driver(driver: int) -> None:
+    """In a worker process: exit as soon as the driver process is gone (killed, even by SIGKILL), instead of running
+    its trial to the end and then idling in joblib's pool (loky keeps idle workers for minutes)."""
+    child = os.getppid() == driver  # loky's workers are the driver's children: reparented when it dies
+    while True:
+        time.sleep(_WATCH_INTERVAL)
+        if child and os.getppid() != driver:
+            os._exit(1)
+        try:
+            os.kill(driver, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # a process of someone else has its pid: the driver is gone
+            os._exit(1)
+
+
+def _watched(run: Callable[[dict], TrialOutcome], trial: dict, driver: int) -> TrialOutcome:
+    """``run(trial)``, in a process that watches the ``driver`` (from its first trial on) when it is not the driver."""
+    if os.getpid() != driver and driver not in _watching:
+        _watching.add(driver)
+        threading.Thread(target=_watch_driver, args=(driver,), name="watch-driver", daemon=True).start()
+    return run(trial)
+
+
+class ClusterUnreachable(SystemExit):
+    """No Dask scheduler at the launcher's address. A SystemExit whose message is one line (the address and what to
+    do), so that the command stops with it instead of a traceback."""
 
 
 @dataclass(frozen=True)
@@ -50,10 +96,28 @@ class DaskLauncher:
     address: str
     tracking_uri: str
 
-    def outcomes(self, trials: list[dict]) -> Generator[TrialOutcome, None, None]:
-        from distributed import Client, as_completed
+    def connect(self):
+        """A ``distributed.Client`` of the scheduler at ``address``; ``ClusterUnreachable`` (one line) if there is
+        none (waiting ``distributed.comm.timeouts.connect``, 30 s by default)."""
+        from distributed import Client
 
-        with Client(self.address, set_as_default=False) as client:
+        try:
+            return Client(self.address, set_as_default=False)
+        except (OSError, ValueError) as error:  # refused, timed out, unknown host, malformed address
+            reason = (str(error).splitlines() or [""])[0]
+            raise ClusterUnreachable(
+                f"no Dask scheduler answers at launcher.address={self.address} ({type(error).__name__}: {reason}): "
+                "start one (dask scheduler) or correct the address"
+            ) from None
+
+    def check(self) -> None:
+        """A scheduler answers at ``address`` (``ClusterUnreachable`` otherwise)."""
+        self.connect().close()
+
+    def outcomes(self, trials: list[dict]) -> Generator[TrialOutcome, None, None]:
+        from distributed import as_completed
+
+        with self.connect() as client:
             for note in worker_notes(client.run(data_home), data_home(), self.tracking_uri):
                 print(f"warning: {note}", file=sys.stderr)
             futures = client.map(run_trial, trials, pure=False)

@@ -123,9 +123,11 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = (), plan: Fig
     hashes = [trial_hash(t) for t in trials]
     parent_tags = {**tags, "trials_hash": hashlib.sha256("".join(sorted(hashes)).encode()).hexdigest()}
     name = f"figure {figure.id}" if cfg.profile == "paper" else f"figure {figure.id} ({cfg.profile})"
+    launcher = instantiate(cfg.launcher)
+    launcher.check()  # an unreachable cluster stops here, before the figure's run is written
     with tracker.figure_run(figure.id, name, parent_tags) as parent:
         tags[MLFLOW_PARENT_RUN_ID] = parent.run_id
-        report = run_sweep(trials, tracker, figure.id, instantiate(cfg.launcher), tags, bar)
+        report = run_sweep(trials, tracker, figure.id, launcher, tags, bar)
         print(report)
         drawn = draw_and_log(cfg, tracker, parent.run_id, tracker.load_runs(figure.id, hashes), missing, report)
         parent.status = "FINISHED" if drawn and not report.failed else "FAILED"

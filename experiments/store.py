@@ -8,6 +8,7 @@ then tries again. Many concurrent writers want a tracking server instead (``mlfl
 from __future__ import annotations
 
 import functools
+import os
 import random
 import time
 from collections.abc import Callable
@@ -60,10 +61,46 @@ class RetryingClient:
         return functools.partial(retry_when_locked, attribute) if callable(attribute) else attribute
 
 
+class StoreError(SystemExit):
+    """A store that cannot be opened. A SystemExit whose message is one line naming the file and what to do, so that
+    a command (a figure, the report) stops with that line instead of a traceback."""
+
+
+def _sqlite_client(uri: str, path: Path) -> RetryingClient:
+    if path.exists() and path.stat().st_size == 0:  # SQLite would take it as a new, empty store
+        raise StoreError(
+            f"{path}: an empty file, not an MLflow store (a copy or a creation cut short?): delete it to start a new "
+            "store there, or point tracking.uri (report: --uri) at the store you meant"
+        )
+    try:
+        return RetryingClient(MlflowClient(tracking_uri=uri))
+    except Exception as error:
+        from sqlalchemy.exc import DatabaseError
+
+        cause = error if isinstance(error, DatabaseError) else error.__cause__ or error.__context__
+        if not isinstance(cause, DatabaseError) or _LOCKED in str(cause):
+            raise
+        reason = str(cause.orig if getattr(cause, "orig", None) is not None else cause).splitlines()[0]
+        raise StoreError(
+            f"{path}: not a readable MLflow SQLite store ({reason}): restore it from a backup, or move it aside "
+            f"(mv {path} {path}.broken) to start a new store there"
+        ) from None
+
+
+def _writable(path: Path, lock: Path) -> bool:
+    """Whether this process may write the store's file and create (or open) its lock file."""
+    return os.access(path, os.W_OK) and os.access(lock if lock.exists() else lock.parent, os.W_OK)
+
+
 def open_client(uri: str) -> RetryingClient:
-    """A client of the store at ``uri``; a SQLite file is opened (its tables created if new) under a file lock."""
+    """A client of the store at ``uri``. A new SQLite file gets its tables under a file lock (``<file>.lock``), so
+    that one process creates them; an existing file that this process may not write (a read-only store, or one in a
+    read-only folder) is opened for reading without the lock. An empty or corrupt file stops with ``StoreError``."""
     path = sqlite_file(uri)
     if path is None:
         return RetryingClient(MlflowClient(tracking_uri=uri))
-    with locked(path.with_name(path.name + ".lock")):
-        return RetryingClient(MlflowClient(tracking_uri=uri))
+    lock = path.with_name(path.name + ".lock")
+    if path.exists() and not _writable(path, lock):
+        return _sqlite_client(uri, path)  # nothing to create in a store this process cannot write
+    with locked(lock):
+        return _sqlite_client(uri, path)

@@ -71,7 +71,7 @@ def cmd_fetch(args) -> int:
         if entry.synthetic:
             continue
         try:
-            found = parsed(entry.name)
+            found = parsed(entry.name, check_files=True)  # a damaged or truncated file is fetched again
         except DatasetUnavailable as error:
             print(error, file=sys.stderr)
             failed += 1
@@ -86,7 +86,9 @@ def cmd_verify(args) -> int:
         if entry.synthetic:
             continue
         files = _cached_files(entry)
-        bad = [f"{name}: {state}" for name, state in files if not state.startswith("ok")]
+        bad = [f"{entry.manual_dir / name}: {state}" for name, state in files if not state.startswith("ok")]
+        if any(state.startswith("mismatch") for _, state in files):
+            bad.append("a mismatch is a damaged or truncated file: `fetch` gets it again")
         try:
             measured = shape_of(load(entry.name, download=False))
         except DatasetUnavailable:

@@ -7,6 +7,7 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from experiments.data.catalog import Entry, Source, entry
 from experiments.data.dataset import Dataset
-from experiments.data.sources import SourceError, expected_hash, obtain_files, openml_frame
+from experiments.data.sources import SourceError, check_cached, expected_hash, obtain_files, openml_frame
 from experiments.locks import locked
 
 # Bump when a parser's output changes, so that parsed caches written by older code are not used.
@@ -75,9 +76,9 @@ def _load_parsed(path: Path) -> dict[str, np.ndarray] | None:
     try:
         with np.load(path, allow_pickle=False) as stored:
             return {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, EOFError) as error:
-        print(f"{path}: unreadable parsed cache ({error}); parsing again")
-        path.unlink()
+    except Exception as error:  # a damaged zip raises BadZipFile, ValueError, KeyError, MemoryError...
+        print(f"{path}: unreadable parsed cache ({type(error).__name__}: {error}); parsing again", file=sys.stderr)
+        path.unlink(missing_ok=True)
         return None
 
 
@@ -98,7 +99,20 @@ def _from_cache(dataset: Entry, source: Source) -> Parsed | None:
     return None if arrays is None else Parsed(arrays, source, hashes, path)
 
 
-def _parse_source(dataset: Entry, source: Source, download: bool) -> Parsed:
+def _discard_damaged_files(dataset: Entry, source: Source) -> bool:
+    """Check the source's files that are in the cache against their sha256, deleting those that differ (each named
+    on stderr); whether any was deleted."""
+    damaged = False
+    for spec in source.files:
+        path = dataset.manual_dir / spec.name
+        damaged |= path.exists() and check_cached(path, spec) is None
+    return damaged
+
+
+def _parse_source(dataset: Entry, source: Source, download: bool, check_files: bool = False) -> Parsed:
+    if check_files and source.kind != "openml" and _discard_damaged_files(dataset, source):
+        with locked(dataset.manual_dir / ".lock"):
+            obtain_files(dataset, source, download)  # fetched again; the parsed cache is keyed by the good hashes
     found = _from_cache(dataset, source)
     if found is not None:
         return found
@@ -120,16 +134,17 @@ def _parse_source(dataset: Entry, source: Source, download: bool) -> Parsed:
     return Parsed(arrays, source, hashes, path)
 
 
-def parsed(name: str, download: bool = True) -> Parsed:
+def parsed(name: str, download: bool = True, check_files: bool = False) -> Parsed:
     """The parsed arrays of a real dataset from its first source that works (only from the cache and installed
-    distributions when ``download`` is False)."""
+    distributions when ``download`` is False). With ``check_files`` the source's files in the cache are checked
+    against their sha256 even when the parsed cache is there, and a damaged one is fetched again."""
     dataset = entry(name)
     if dataset.synthetic:
         raise ValueError(f"{name} is synthetic: it is generated, not fetched")
     attempts = []
     for source in dataset.sources:
         try:
-            return _parse_source(dataset, source, download)
+            return _parse_source(dataset, source, download, check_files)
         except SourceError as error:
             attempts.append((source.describe(), str(error)))
     raise DatasetUnavailable(dataset, attempts)

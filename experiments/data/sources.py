@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from experiments.data.catalog import Entry, FileSpec, Source, data_home
@@ -40,7 +41,11 @@ def check_cached(path: Path, spec: FileSpec) -> str | None:
     digest = sha256_file(path)
     expected = expected_hash(path, spec)
     if expected is not None and digest != expected:
-        print(f"{path}: sha256 {digest[:12]}... is not the expected {expected[:12]}...; discarded, fetching again")
+        print(
+            f"{path}: sha256 {digest[:12]}... is not the expected {expected[:12]}... (damaged or truncated);"
+            " discarded, fetching again",
+            file=sys.stderr,
+        )
         path.unlink()
         return None
     _record(path, spec, digest)
