@@ -39,6 +39,7 @@ from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
 
 from experiments.config import compose
 from experiments.figures import CLAIM
+from experiments.progress import progress
 from experiments.reproduce import draw, figure_trials, settings_used
 from experiments.store import sqlite_file
 from experiments.tracking import RunRecord, Tracker, git_commit
@@ -319,8 +320,10 @@ def import_all(tracker: Tracker, root: Path = ROOT) -> int:
     if sqlite_file(tracker.uri) is None:
         raise ValueError(f"evidence is imported into a SQLite store only (run ids are kept), not {tracker.uri}")
     created = 0
-    for path in sorted(Path(root).glob("*/*/figure.json")):
-        created += import_figure(tracker, read(root, path.parent.parent.name, path.parent.name))
+    with progress(sorted(Path(root).glob("*/*/figure.json")), desc="importing the evidence", unit="figure") as bar:
+        for path in bar:
+            bar.set_postfix_str(path.parent.name)
+            created += import_figure(tracker, read(root, path.parent.parent.name, path.parent.name))
     return created
 
 
