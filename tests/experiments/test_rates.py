@@ -41,8 +41,12 @@ def test_risk_against_f_with_lifetime_and_trees_following_n():
         truth = hoelder_function(data.X_test[inner], 1.0)
         assert row.risk == pytest.approx(np.mean((forest.predict(data.X_test[inner]) - truth) ** 2), rel=1e-12)
         # predictions are affine in the empty cells' value, with slope q: the share of trees whose cell is empty
-        moved = forest.set_params(empty_value=1.0).predict(data.X_test[inner])
-        empty = moved - forest.set_params(empty_value=0.0).predict(data.X_test[inner])
+        # (the same trees, fitted with empty cells predicting 1: the value is fixed at fit)
+        moved = MondrianPartitionForestRegressor(
+            row.n_estimators, lifetime=row.lifetime, empty_value=1.0, random_state=0
+        )
+        moved = moved.fit(data.X_train[:n], data.y_train[:n]).predict(data.X_test[inner])
+        empty = moved - forest.predict(data.X_test[inner])
         assert row.empty_share == pytest.approx(np.mean((empty * truth) ** 2) / row.risk, rel=1e-9)
     assert 0.0 < curves["empty_share"].iloc[0] < 1.0  # 100 points in about 50 cells: some empty
     assert result.summary["final_risk"] == curves["risk"].iloc[-1]
