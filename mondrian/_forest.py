@@ -131,6 +131,28 @@ class OnlineForest(BaseEstimator):
         targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
         return X, targets
 
+    def _check_range(self, X: np.ndarray, tree: MondrianTree | None) -> None:
+        """The data's box (with what ``tree`` has already learnt) must have sides finite in the kernels' precision
+        and a finite sum of sides: split rates and times are drawn from them, and an infinite one (features spread
+        over more than the largest float) would make a tree split forever."""
+        if X.shape[0] == 0:
+            return
+        lower, upper = X.min(axis=0), X.max(axis=0)
+        nodes = getattr(tree, "nodes", None)
+        boxes = getattr(nodes, "box_lower", None)  # trees without boxes of the data's width (ORF, BSP): X alone
+        if boxes is not None and boxes.shape[1] == X.shape[1] and nodes.root[0] >= 0:
+            lower = np.minimum(lower, boxes[nodes.root[0]])
+            upper = np.maximum(upper, nodes.box_upper[nodes.root[0]])
+        with np.errstate(over="ignore"):
+            sides = np.asarray(upper, np.float64) - np.asarray(lower, np.float64)
+            finite = np.isfinite(sides.astype(self._dtype)).all() and np.isfinite(sides.sum())
+        if not finite:
+            raise ValueError(
+                f"X spans too wide a box: its features' ranges (with the data already learnt) must each be below the "
+                f"largest {np.dtype(self._dtype).name} ({np.finfo(self._dtype).max:.3g}) and sum to a finite float64, "
+                f"they are {', '.join(f'{side:.3g}' for side in sides)}; scale the features (for example to [0, 1])"
+            )
+
     def _new_trees(self, n_features: int, lifetime: float) -> list[MondrianTree]:
         n_stats = self._forecaster.n_stats(self._n_outputs)
         return [
@@ -170,6 +192,7 @@ class OnlineForest(BaseEstimator):
         with _unchanged_on_failure(self):
             lifetime = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
+            self._check_range(X, None)
             trees = self._new_trees(X.shape[1], lifetime)
             self._learn(trees, X, targets)
             self.trees_ = trees
@@ -183,6 +206,7 @@ class OnlineForest(BaseEstimator):
             if not first:
                 self._check_unchanged(lifetime)
             X, targets = self._validated(X, y, classes, reset=first)
+            self._check_range(X, None if first else self.trees_[0])
             # inside the guard: a bad random_state raises here, after validation set n_features_in_
             trees = self._new_trees(X.shape[1], lifetime) if first else self.trees_
         return X, targets, trees

@@ -8,6 +8,8 @@
 
 import copy
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -238,3 +240,39 @@ def test_sample_mondrian_refuses_an_infinite_box():
         sample_mondrian(1, [0, 0], [1, np.inf])
     with pytest.raises(ValueError, match="lower and upper"):
         sample_mondrian(1, [np.nan, 0], [1, 1])
+
+
+# Fits on data of every magnitude up to the largest float, run in a child process so that a hang fails the test (its
+# time limit) instead of the CI. The online BSP forests are not among them yet: their hull update fails on such data
+# (the hard-inputs issue, item 1, left open for them).
+MAGNITUDES = r"""
+import sys, numpy as np
+from mondrian import AMFClassifier, AMFRegressor, MondrianForestClassifier, MondrianForestRegressor
+rng = np.random.default_rng(0)
+X = rng.uniform(-1, 1, size=(40, 3))
+for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, AMFRegressor):
+    y = rng.integers(0, 2, 40) if "Classifier" in make.__name__ else rng.normal(size=40)
+    for scale in (1.0, 1e38, 3e38, 1e155, 1e300, 1.7e308, np.finfo(float).max):
+        # one batch; two batches whose box only overflows together
+        for batches in ((X * scale,), (np.abs(X) * scale, -np.abs(X) * scale)):
+            model = make(n_estimators=2, random_state=0)
+            try:
+                for part in batches:
+                    model.partial_fit(part, y)
+                finite = bool(np.isfinite(np.asarray(model.predict(X * scale), float)).all())
+                print(make.__name__, scale, len(batches), "fitted" if finite else "non-finite")
+            except ValueError as error:
+                print(make.__name__, scale, len(batches), "refused", str(error).splitlines()[0][:60].replace(" ", "_"))
+"""
+
+
+def test_every_magnitude_up_to_the_largest_float_is_fitted_or_refused_in_time():
+    done = subprocess.run([sys.executable, "-c", MAGNITUDES], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcomes = [line.split() for line in done.stdout.splitlines()]
+    assert len(outcomes) == 4 * 7 * 2
+    assert all(o[3] in ("fitted", "refused") for o in outcomes), [
+        o for o in outcomes if o[3] not in ("fitted", "refused")
+    ]
+    assert all(o[3] == "fitted" for o in outcomes if float(o[1]) == 1.0)
+    assert any(o[3] == "refused" and o[2] == "2" for o in outcomes)  # the box of two batches is checked together
