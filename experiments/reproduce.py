@@ -15,7 +15,7 @@ from omegaconf import DictConfig
 from experiments.config import compose, grid_overrides
 from experiments.data import DatasetUnavailable, catalog
 from experiments.data.fetch import parsed
-from experiments.figures import Drawing, note_missing, save_figure, save_tables
+from experiments.figures import note_missing, save_figure, save_tables
 from experiments.sweep import SweepReport, run_sweep
 from experiments.tracking import RunRecord, Tracker
 from experiments.trial import trial_config, trial_hash
@@ -193,8 +193,6 @@ def draw(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str]) -> tup
     module = importlib.import_module(cfg.figure.module)
     settings = profile_settings(cfg)
     drawing = module.plot(runs, settings)
-    if not isinstance(drawing, Drawing):
-        drawing = Drawing(drawing)
     if missing:
         note_missing(drawing.figure, list(missing))
     files = save_figure(drawing.figure, output_dir(cfg), cfg.figure.id)
