@@ -131,26 +131,38 @@ class OnlineForest(BaseEstimator):
         targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
         return X, targets
 
-    def _check_range(self, X: np.ndarray, tree: MondrianTree | None) -> None:
-        """The data's box (with what ``tree`` has already learnt) must have sides finite in the kernels' precision
-        and a finite sum of sides: split rates and times are drawn from them, and an infinite one (features spread
-        over more than the largest float) would make a tree split forever."""
+    def _learnt_box(self, tree) -> tuple[np.ndarray, np.ndarray] | None:
+        """The box of the data ``tree`` has learnt, None if it has none to tell: a Mondrian tree's root box (trees
+        without boxes of the data's width, as ORF's, have none)."""
+        nodes = getattr(tree, "nodes", None)
+        boxes = getattr(nodes, "box_lower", None)
+        if boxes is None or nodes.root[0] < 0:
+            return None
+        return boxes[nodes.root[0]], nodes.box_upper[nodes.root[0]]
+
+    def _widest_side(self) -> tuple[float, str]:
+        """The widest side of a box the kernels take, and why: the largest float of their precision."""
+        return float(np.finfo(self._dtype).max), f"the largest {np.dtype(self._dtype).name}"
+
+    def _check_range(self, X: np.ndarray, tree) -> None:
+        """The data's box (with what ``tree`` has already learnt) must have sides below ``_widest_side`` and a
+        finite sum of sides: split rates and times are drawn from them, and an infinite one (features spread over
+        more than the largest float) would make a tree split forever."""
         if X.shape[0] == 0:
             return
         lower, upper = X.min(axis=0), X.max(axis=0)
-        nodes = getattr(tree, "nodes", None)
-        boxes = getattr(nodes, "box_lower", None)  # trees without boxes of the data's width (ORF, BSP): X alone
-        if boxes is not None and boxes.shape[1] == X.shape[1] and nodes.root[0] >= 0:
-            lower = np.minimum(lower, boxes[nodes.root[0]])
-            upper = np.maximum(upper, nodes.box_upper[nodes.root[0]])
+        learnt = self._learnt_box(tree) if tree is not None else None
+        if learnt is not None and learnt[0].shape[0] == X.shape[1]:
+            lower, upper = np.minimum(lower, learnt[0]), np.maximum(upper, learnt[1])
+        widest, why = self._widest_side()
         with np.errstate(over="ignore"):
             sides = np.asarray(upper, np.float64) - np.asarray(lower, np.float64)
-            finite = np.isfinite(sides.astype(self._dtype)).all() and np.isfinite(sides.sum())
-        if not finite:
+            fits = np.isfinite(sides.astype(self._dtype)).all() and (sides <= widest).all()
+        if not (fits and np.isfinite(sides.sum())):
             raise ValueError(
-                f"X spans too wide a box: its features' ranges (with the data already learnt) must each be below the "
-                f"largest {np.dtype(self._dtype).name} ({np.finfo(self._dtype).max:.3g}) and sum to a finite float64, "
-                f"they are {', '.join(f'{side:.3g}' for side in sides)}; scale the features (for example to [0, 1])"
+                f"X spans too wide a box: its features' ranges (with the data already learnt) must each be below "
+                f"{why} ({widest:.3g}) and sum to a finite float64, they are "
+                f"{', '.join(f'{side:.3g}' for side in sides)}; scale the features (for example to [0, 1])"
             )
 
     def _new_trees(self, n_features: int, lifetime: float) -> list[MondrianTree]:

@@ -12,13 +12,14 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 import numba
 import numpy as np
 
+from mondrian._orient import orientation
 from mondrian._process import uniform_below
 
 
 @numba.njit(cache=True, nogil=True)
 def _cross(X, o, a, b, d1, d2):
-    """(a - o) x (b - o) in the pair's plane: > 0 when o, a, b turn counter-clockwise."""
-    return (X[a, d1] - X[o, d1]) * (X[b, d2] - X[o, d2]) - (X[a, d2] - X[o, d2]) * (X[b, d1] - X[o, d1])
+    """(a - o) x (b - o) in the pair's plane: > 0 when o, a, b turn counter-clockwise (its sign exact)."""
+    return orientation(X[o, d1], X[o, d2], X[a, d1], X[a, d2], X[b, d1], X[b, d2])
 
 
 SMALL = 32  # sets up to this size are sorted by insertion, larger ones by merge sorts
@@ -80,8 +81,7 @@ def contains(X, hull, h, d1, d2, z1, z2):
         return X[hull[0], d1] == z1 and X[hull[0], d2] == z2
     for k in range(h if h > 2 else 1):
         a, b = hull[k], hull[(k + 1) % h]
-        ax, ay, bx, by = X[a, d1], X[a, d2], X[b, d1], X[b, d2]
-        side = (bx - ax) * (z2 - ay) - (by - ay) * (z1 - ax)
+        side = orientation(X[a, d1], X[a, d2], X[b, d1], X[b, d2], z1, z2)
         if side < 0.0 or (h == 2 and side != 0.0):
             return False
     if h == 2:

@@ -37,12 +37,14 @@ def empty_lists(capacity: int) -> np.ndarray:
 
 class PointStore:
     """Every point a forest has learnt, once for all its trees: rows of ``X`` and encoded targets ``y`` in arrival
-    order (``n`` of them; capacity doubles as points arrive)."""
+    order (``n`` of them; capacity doubles as points arrive), and the box they span (``lower``, ``upper``)."""
 
     def __init__(self, n_features: int, dtype=np.float64):
         self.X = np.zeros((16, n_features), dtype)
         self.y = np.zeros(16)
         self.n = 0
+        self.lower = np.full(n_features, np.inf, dtype)
+        self.upper = np.full(n_features, -np.inf, dtype)
 
     def append(self, X: np.ndarray, y: np.ndarray) -> int:
         """Keep the rows (X, y); returns the index of the first."""
@@ -54,7 +56,16 @@ class PointStore:
         self.X[start:end] = X
         self.y[start:end] = y
         self.n = end
+        if X.shape[0]:
+            np.minimum(self.lower, X.min(axis=0), out=self.lower)
+            np.maximum(self.upper, X.max(axis=0), out=self.upper)
         return start
 
     def __getstate__(self):
-        return {"X": self.X[: self.n].copy(), "y": self.y[: self.n].copy(), "n": self.n}
+        return {
+            "X": self.X[: self.n].copy(),
+            "y": self.y[: self.n].copy(),
+            "n": self.n,
+            "lower": self.lower,
+            "upper": self.upper,
+        }

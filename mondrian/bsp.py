@@ -143,6 +143,16 @@ class _OnlineBSPForest(OnlineForest):
             for rng in tree_streams(self.random_state, self.n_estimators)
         ]
 
+    def _learnt_box(self, tree):
+        """The box of the points learnt (kept once for all trees), in the data's features."""
+        store = self.points_
+        return store.lower[: self.n_features_in_], store.upper[: self.n_features_in_]
+
+    def _widest_side(self) -> tuple[float, str]:
+        """Hull tests multiply two sides of the box (cross products of point differences in a pair of features):
+        a side must stay below sqrt(max / 2) for them to be finite; half of the largest float's square root."""
+        return float(np.sqrt(np.finfo(np.float64).max)) / 2, "half the square root of the largest float64"
+
     def _kernel_params(self) -> np.ndarray:
         return np.array([float(self._vote())])  # the vote predictions use (fixed at each fit / partial_fit)
 

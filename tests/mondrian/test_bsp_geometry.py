@@ -9,6 +9,8 @@
   uncovered length, whose integral is the increase of the perimeter.
 """
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -147,3 +149,34 @@ def test_separating_cuts_never_cross_the_old_hull_and_follow_the_uncovered_lengt
     np.testing.assert_allclose(uncovered.mean() * np.pi, increase, rtol=1e-4)
     assert theta_histogram(theta, uncovered) > 1e-3
     assert theta_histogram(rng.uniform(0, np.pi, 20000), uncovered) < 1e-6
+
+
+def exactly_strictly_convex_ccw(X, hull):
+    P = [(Fraction(x), Fraction(y)) for x, y in X[hull]]
+    h = len(P)
+    return h < 3 or all(
+        (P[(k + 1) % h][0] - P[k][0]) * (P[(k + 2) % h][1] - P[k][1])
+        - (P[(k + 1) % h][1] - P[k][1]) * (P[(k + 2) % h][0] - P[k][0])
+        > 0
+        for k in range(h)
+    )
+
+
+def test_hulls_of_nearly_collinear_points_are_exact():
+    """Points on a line up to rounding (two features equal after re-scaling): the hull is strictly convex in exact
+    arithmetic, holds every point, has no more vertices than points, and grown point by point equals the hull of
+    all; with the floating-point cross product it was not, and the BSP forest's update did not end."""
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        x = rng.uniform(0, 3000, 60)
+        X = np.column_stack([x, x * 0.13])
+        X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))  # equal up to rounding
+        h = hull_rows(X)
+        assert len(h) <= len(X) and len(set(h)) == len(h) and exactly_strictly_convex_ccw(X, h)
+        assert all(contains(X, h, len(h), 0, 1, z[0], z[1]) for z in X)
+        grown = np.array([0])
+        for row in range(1, len(X)):
+            out = np.empty(len(grown) + 1, np.int64)
+            grown = out[: hull_with(X, grown, len(grown), row, 0, 1, out)].copy()
+            assert exactly_strictly_convex_ccw(X, grown)
+        assert set(grown) == set(h)

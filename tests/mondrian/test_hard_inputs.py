@@ -243,17 +243,20 @@ def test_sample_mondrian_refuses_an_infinite_box():
 
 
 # Fits on data of every magnitude up to the largest float, run in a child process so that a hang fails the test (its
-# time limit) instead of the CI. The online BSP forests are not among them yet: their hull update fails on such data
-# (the hard-inputs issue, item 1, left open for them).
+# time limit) instead of the CI. Each estimator takes boxes up to its kernels' widest side (the largest float of its
+# precision; half the square root of the largest float64 for BSP, whose hull tests multiply two sides) and refuses
+# wider ones, whether the box comes in one batch or only from two batches together.
 MAGNITUDES = r"""
 import sys, numpy as np
-from mondrian import AMFClassifier, AMFRegressor, MondrianForestClassifier, MondrianForestRegressor
+from mondrian import (AMFClassifier, AMFRegressor, MondrianForestClassifier, MondrianForestRegressor,
+                      OnlineBSPForestClassifier, OnlineBSPForestRegressor)
 rng = np.random.default_rng(0)
 X = rng.uniform(-1, 1, size=(40, 3))
-for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, AMFRegressor):
+for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, AMFRegressor,
+             OnlineBSPForestClassifier, OnlineBSPForestRegressor):
     y = rng.integers(0, 2, 40) if "Classifier" in make.__name__ else rng.normal(size=40)
-    for scale in (1.0, 1e38, 3e38, 1e155, 1e300, 1.7e308, np.finfo(float).max):
-        # one batch; two batches whose box only overflows together
+    for scale in (1.0, 1e38, 3e38, 1e153, 5e153, 1e155, 1e300, 1.7e308, np.finfo(float).max):
+        # one batch; two batches, each half as wide as the box they span together
         for batches in ((X * scale,), (np.abs(X) * scale, -np.abs(X) * scale)):
             model = make(n_estimators=2, random_state=0)
             try:
@@ -269,10 +272,35 @@ for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, A
 def test_every_magnitude_up_to_the_largest_float_is_fitted_or_refused_in_time():
     done = subprocess.run([sys.executable, "-c", MAGNITUDES], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    outcomes = [line.split() for line in done.stdout.splitlines()]
-    assert len(outcomes) == 4 * 7 * 2
-    assert all(o[3] in ("fitted", "refused") for o in outcomes), [
-        o for o in outcomes if o[3] not in ("fitted", "refused")
-    ]
-    assert all(o[3] == "fitted" for o in outcomes if float(o[1]) == 1.0)
-    assert any(o[3] == "refused" and o[2] == "2" for o in outcomes)  # the box of two batches is checked together
+    outcomes = {(o[0], float(o[1]), o[2]): o[3:] for o in (line.split() for line in done.stdout.splitlines())}
+    assert len(outcomes) == 6 * 9 * 2
+    assert all(o[0] in ("fitted", "refused") for o in outcomes.values()), outcomes
+    reasons = ("X_spans_too_wide_a_box", "Input_X_contains_infinity_or_a_value_too_large_for_dtype")
+    assert all(o[1].startswith(reasons) for o in outcomes.values() if o[0] == "refused"), outcomes
+    for (name, scale, _), outcome in outcomes.items():
+        assert outcome[0] == outcomes[name, scale, "1"][0], (name, scale)  # the box of two batches checked together
+        assert outcome[0] == "fitted" or scale > 1e38, (name, scale)
+    assert outcomes["OnlineBSPForestClassifier", 1e153, "2"][0] == "fitted"
+    assert outcomes["OnlineBSPForestClassifier", 5e153, "2"][0] == "refused"
+    assert outcomes["MondrianForestClassifier", 1e300, "2"][0] == "fitted"
+
+
+# Two features equal up to rounding (distance and air time of the airline data, re-scaled to [0, 1]): the online BSP
+# forests' hull updates did not end (or overflowed their room) with a floating-point orientation test.
+NEARLY_EQUAL_FEATURES = r"""
+import numpy as np
+from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor
+rng = np.random.default_rng(1)
+distance = rng.uniform(100, 3000, 300)
+X = np.column_stack([rng.uniform(0, 1, 300), distance, distance * 0.13, rng.integers(0, 24, 300)])
+X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+for seed in range(3):
+    for model, y in ((OnlineBSPForestRegressor, rng.normal(size=300)), (OnlineBSPForestClassifier, distance > 1500)):
+        print(np.isfinite(model(n_estimators=3, random_state=seed).fit(X, y).predict(X).astype(float)).all())
+"""
+
+
+def test_bsp_forests_fit_features_equal_up_to_rounding_in_time():
+    done = subprocess.run([sys.executable, "-c", NEARLY_EQUAL_FEATURES], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True"] * 6
