@@ -1,7 +1,9 @@
 """Run a list of trials through a launcher, logging each to MLflow as it finishes, skipping finished ones.
 
 A trial whose hash already has a finished run in the experiment is not run again, so re-running an interrupted or
-partly failed sweep runs exactly the missing and the failed trials (a failed run stays, beside the new one).
+partly failed sweep runs exactly the missing and the failed trials (a failed run stays, beside the new one). Sweeps
+sharing a store claim their trials first (``experiments.leases``): a trial another live sweep runs is waited for, not
+run twice.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 
 from experiments.launchers import JoblibLauncher, Launcher
+from experiments.leases import SweepLease
 from experiments.progress import progress
 from experiments.tracking import Tracker
 from experiments.trial import run_names, trial_hash
@@ -20,11 +23,14 @@ class SweepReport:
     total: int
     skipped: int = 0
     finished: int = 0
+    elsewhere: int = 0  # finished meanwhile by another sweep on the same store
     failed: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
+        others = f", {self.elsewhere} run by another sweep" if self.elsewhere else ""
         text = (
-            f"{self.total} trials: {self.skipped} already finished, {self.finished} run now, {len(self.failed)} failed"
+            f"{self.total} trials: {self.skipped} already finished, {self.finished} run now{others}, "
+            f"{len(self.failed)} failed"
         )
         if not self.failed:
             return text
@@ -65,16 +71,35 @@ def run_sweep(
     report = SweepReport(total=len(trials), skipped=len(trials) - len(todo))
     if not todo:
         return report
+    shown = bar if bar is not None else progress(total=len(todo), desc=experiment, unit="trial")
+    try:
+        with SweepLease(tracker, experiment) as lease:
+            while todo:
+                mine, elsewhere = lease.claim(todo, names, tags or {})
+                _run_claimed(mine, lease, tracker, experiment, launcher, tags or {}, names, report, shown)
+
+                def finished_elsewhere(n: int) -> None:
+                    report.elsewhere += n
+                    shown.update(n)
+
+                todo = lease.wait(elsewhere, finished_elsewhere)
+    finally:
+        if bar is None:
+            shown.close()
+    return report
+
+
+def _run_claimed(trials, lease, tracker, experiment, launcher, tags, names, report, bar) -> None:
+    """Run the trials this sweep claimed, logging each outcome into its claim."""
+    if not trials:
+        return
     # closed on the way out, so that an interrupt stops the trials still queued (Dask cancels them)
-    with closing((launcher or JoblibLauncher()).outcomes(todo)) as outcomes:
-        shown = outcomes if bar is not None else progress(outcomes, total=len(todo), desc=experiment, unit="trial")
-        for outcome in shown:
+    with closing((launcher or JoblibLauncher()).outcomes(trials)) as outcomes:
+        for outcome in outcomes:
             name = names[outcome.hash]
-            tracker.log_outcome(experiment, outcome, tags or {}, name)
-            if bar is not None:
-                bar.update()
+            tracker.log_outcome(experiment, outcome, tags, name, run_id=lease.claim_run(outcome.hash))
+            bar.update()
             if outcome.error is None:
                 report.finished += 1
             else:
                 report.failed.append(f"{name}: {outcome.reason}")
-    return report

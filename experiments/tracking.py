@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from mlflow.entities import Metric, Param
+from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 
@@ -180,6 +180,10 @@ class Tracker:
                 latest[key] = run
         return latest
 
+    def running_runs(self, experiment: str) -> list:
+        """The experiment's RUNNING runs (trials claimed or under way, figures being drawn)."""
+        return self._runs(experiment, "attributes.status = 'RUNNING'")
+
     @contextmanager
     def _ending(self, run: OpenRun) -> Iterator[OpenRun]:
         """End the run with ``run.status`` once the block has run, KILLED if it is interrupted, FAILED if it raises:
@@ -191,16 +195,27 @@ class Tracker:
             raise
         self.client.set_terminated(run.run_id, run.status)
 
-    def log_outcome(self, experiment: str, outcome: TrialOutcome, tags: dict[str, str], name: str | None = None) -> str:
+    def log_outcome(
+        self,
+        experiment: str,
+        outcome: TrialOutcome,
+        tags: dict[str, str],
+        name: str | None = None,
+        run_id: str | None = None,
+    ) -> str:
         """One run for one trial (named ``name``, by default the trial's name): FINISHED with its curves, or FAILED
-        with its traceback (artifact traceback.txt; its last line in tag ``error``)."""
+        with its traceback (artifact traceback.txt; its last line in tag ``error``). Written into ``run_id`` if given
+        (a sweep's claim of the trial, which holds ``tags`` already), else into a new run."""
         error = {} if outcome.error is None else {"error": outcome.reason[:_PARAM_MAX_LENGTH]}
-        run = self.client.create_run(
-            self.experiment_id(experiment),
-            run_name=name or outcome.name,
-            tags={**tags, **outcome.tags, **error, "trial_hash": outcome.hash, "git_commit": self.commit},
-        )
-        run_id = run.info.run_id
+        if run_id is None:
+            run = self.client.create_run(
+                self.experiment_id(experiment),
+                run_name=name or outcome.name,
+                tags={**tags, **outcome.tags, **error, "trial_hash": outcome.hash, "git_commit": self.commit},
+            )
+            run_id = run.info.run_id
+        else:
+            self.client.log_batch(run_id, tags=[RunTag(k, v) for k, v in {**outcome.tags, **error}.items()])
         with self._ending(OpenRun(run_id, "FINISHED" if outcome.error is None else "FAILED")):
             self._log_params(run_id, outcome.trial)
             with tempfile.TemporaryDirectory() as tmp:
