@@ -30,7 +30,7 @@ from mondrian._parallel import for_each, sum_over_trees
 from mondrian._validation import check_lifetime, check_n_jobs, tree_streams
 from mondrian.tree import MondrianTree
 
-DOMAINS = ("unit", "data")
+DOMAINS = ("auto", "unit", "data")
 ADAPTIVE = "adaptive"
 
 
@@ -81,11 +81,12 @@ class _PartitionForest(BaseEstimator):
         return lifetime
 
     def _domain(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.domain == "data":
+        within_unit = not X.size or (X.min() >= 0.0 and X.max() <= 1.0)
+        if self.domain == "data" or (self.domain == "auto" and not within_unit):
             return X.min(axis=0), X.max(axis=0)
-        if X.size and (X.min() < 0.0 or X.max() > 1.0):
+        if not within_unit:
             raise ValueError(
-                "X must lie in [0, 1]^d with domain='unit' (MGS20's setting): scale it, or use domain='data'"
+                "X must lie in [0, 1]^d with domain='unit' (MGS20's setting): scale it, or use domain='data' or 'auto'"
             )
         return np.zeros(X.shape[1]), np.ones(X.shape[1])
 
@@ -151,7 +152,9 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     lifetimes : the grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
         ``lifetime_grid``).
     inner_margin : eps, the adaptive choice scores the held-out points in [eps, 1 - eps]^d of the domain only.
-    domain : "unit" (the paper's [0, 1]^d: X must lie in it) or "data" (the box spanned by the training data).
+    domain : "auto" (the default): [0, 1]^d when X lies in it, as MGS20 sets it, else the box spanned by the training
+        data; "unit" (the paper's [0, 1]^d: X must lie in it) or "data" (the data's box) to say which. ``domain_``
+        holds the box used.
     empty_value : the prediction of a cell that holds no training point (MGS20: 0).
     random_state : None, an int, a RandomState or a Generator; each tree draws its partition from its own stream
         spawned from it, so that results are the same for every ``n_jobs``.
@@ -179,7 +182,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         lifetime: float | str = 1.0,
         lifetimes=None,
         inner_margin: float = 0.0,
-        domain: str = "unit",
+        domain: str = "auto",
         empty_value: float = 0.0,
         random_state=None,
         n_jobs: int | None = None,
@@ -290,7 +293,7 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     _onehot = True
 
-    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "unit", random_state=None,
+    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "auto", random_state=None,
                  n_jobs: int | None = None):  # fmt: skip
         self.n_estimators = n_estimators
         self.lifetime = lifetime

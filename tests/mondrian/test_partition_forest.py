@@ -1,12 +1,12 @@
 """MondrianPartitionForestRegressor, MGS20's purely random Mondrian forest.
 
-- scikit-learn's estimator checks (domain="data": the checks feed data outside [0, 1]^d).
+- scikit-learn's estimator checks at the defaults (domain="auto": [0, 1]^d, or the data's box for data outside it).
 - The forest is the mean of its trees' cell means (recomputed from the data: the training points in the cell of
   each query in each tree pruned at the lifetime), 0 in empty cells, at every lifetime up to the fitted one;
   predict_nested equals predict lifetime by lifetime; empty_fraction is the share of trees whose cell (pruned at
   the lifetime) holds no training point.
 - Deterministic given random_state, the same for every n_jobs, identical after pickling.
-- Clear errors for bad parameters, data outside [0, 1]^d with the default domain, lifetimes beyond the fitted one;
+- Clear errors for bad parameters, data outside [0, 1]^d with domain="unit", lifetimes beyond the fitted one;
   a failing fit leaves a fitted forest unchanged.
 - Cost follows the cells that hold points: a large lifetime in 5 dimensions stays small.
 - The classifier: the same partitions as the regressor for a random_state; each cell's label distribution
@@ -33,9 +33,10 @@ from mondrian.partition import lifetime_grid, star
 
 @parametrize_with_checks(
     [
+        MondrianPartitionForestRegressor(),
+        MondrianPartitionForestRegressor(lifetime="adaptive"),
+        MondrianPartitionForestClassifier(),
         MondrianPartitionForestRegressor(domain="data"),
-        MondrianPartitionForestRegressor(lifetime="adaptive", domain="data"),
-        MondrianPartitionForestClassifier(domain="data"),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):
@@ -121,7 +122,7 @@ def test_bad_parameters_raise_clear_errors(params, message):
 
 def test_bad_inputs_raise_and_leave_a_fitted_forest_unchanged():
     X, y, queries = data()
-    forest = MondrianPartitionForestRegressor(3, lifetime=4.0, random_state=0).fit(X, y)
+    forest = MondrianPartitionForestRegressor(3, lifetime=4.0, domain="unit", random_state=0).fit(X, y)
     before = forest.predict(queries)
     with pytest.raises(ValueError, match=r"\[0, 1\]\^d"):
         forest.fit(X * 2, y)
@@ -134,6 +135,18 @@ def test_bad_inputs_raise_and_leave_a_fitted_forest_unchanged():
         forest.predict_nested(queries, [2.0, 1.0])
     wide = MondrianPartitionForestRegressor(3, lifetime=4.0, domain="data", random_state=0).fit(X * 2 - 5, y)
     np.testing.assert_array_equal(wide.domain_[0], (X * 2 - 5).min(axis=0))
+
+
+def test_the_default_domain_is_the_unit_cube_for_data_in_it_else_the_datas_box():
+    X, y, queries = data()
+    default = MondrianPartitionForestRegressor(3, lifetime=4.0, random_state=0).fit(X, y)
+    unit = MondrianPartitionForestRegressor(3, lifetime=4.0, domain="unit", random_state=0).fit(X, y)
+    assert [list(side) for side in default.domain_] == [[0.0, 0.0], [1.0, 1.0]]
+    np.testing.assert_array_equal(default.predict(queries), unit.predict(queries))
+    wide = MondrianPartitionForestRegressor(3, lifetime=4.0, random_state=0).fit(X * 2 - 5, y)
+    data_box = MondrianPartitionForestRegressor(3, lifetime=4.0, domain="data", random_state=0).fit(X * 2 - 5, y)
+    np.testing.assert_array_equal(wide.domain_[0], data_box.domain_[0])
+    np.testing.assert_array_equal(wide.predict(queries * 2 - 5), data_box.predict(queries * 2 - 5))
 
 
 def test_cost_follows_the_cells_that_hold_points():
