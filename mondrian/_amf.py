@@ -32,8 +32,8 @@ from numba.extending import overload
 from mondrian._extend import (
     KEEP_PURE_LEAVES,
     SPLIT_LEAVES,
-    _extension_rate,
     extend,
+    extension_rate,
     extension_split,
     insert_parent_above,
     path_after,
@@ -215,7 +215,7 @@ def _add_prediction(tree, stats, x, onehot, params, path, branch, out):
     reach = 1.0  # probability that the temporary update has not split above the nodes seen so far
     for i in range(n):
         j = path[i]
-        rate = _extension_rate(tree.box_lower, tree.box_upper, j, x)
+        rate = extension_rate(tree.box_lower, tree.box_upper, j, x)
         if rate == 0.0:
             continue
         if left[j] == NO_NODE:

@@ -2,7 +2,7 @@
 
 A cut of a block lives in a pair of dimensions: its cost is Exp(rate_scale * sum over pairs of the perimeters of the
 block's projected hulls), the pair is drawn proportionally to its perimeter, the line uniformly among the lines
-hitting the projected hull (``_hull.sample_cut``), and only blocks holding more than ``MAX_UNCUT`` points are cut.
+hitting the projected hull (``hull.sample_cut``), and only blocks holding more than ``MAX_UNCUT`` points are cut.
 ``hull_cut`` is the batch recursion (Algorithm 5) below a leaf; ``insert`` is Algorithm 4 for one new point: absorb
 it in a small leaf, put a cut that separates it from the old hull above a node (rate: the increase of the
 perimeters; Algorithm 6) and demote the node under it, or extend the node's cut to the grown hull and go down x's
@@ -15,10 +15,10 @@ import numba
 import numpy as np
 
 from mondrian._bsp_nodes import goes_left, hull, leaf_of, new_node, set_hull, with_room
-from mondrian._hull import contains, hull_of, hull_with, perimeter, sample_cut, sample_separating_cut
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
+from mondrian.hull import contains, hull_of, hull_with, perimeter, sample_cut, sample_separating_cut
 
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 SOFT, HARD = 0, 1  # the forest's vote

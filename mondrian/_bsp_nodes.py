@@ -1,8 +1,8 @@
 """Node-array storage of a BSP tree (Fan, Li and Sisson 2020).
 
 One row per node, as every tree of the project, plus a pool of hull vertices: the block of a node is the convex hull
-of the points it holds, kept through its 2-D projections, one per dimension pair (``_hull``). The hull of node v in
-pair p is ``pool[hull_start[v, p] : hull_start[v, p] + hull_size[v, p]]`` (row indices of the forest's point store,
+of the points it holds, kept through its 2-D projections, one per dimension pair (``mondrian.hull``). The hull of node v
+in pair p is ``pool[hull_start[v, p] : hull_start[v, p] + hull_size[v, p]]`` (row indices of the forest's point store,
 counter-clockwise). A slot holds up to ``slot_capacity(size)`` vertices, so a hull that grows by a vertex is
 rewritten in place most of the time; a slot that becomes too small is abandoned for a new one at the end of the pool.
 Leaves keep their points in linked lists (``_points``); ``stats`` counts the points below a node (column 0) and

@@ -38,7 +38,7 @@ def _extension(lower, upper, x, out):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _extension_rate(lower, upper, j, x):
+def extension_rate(lower, upper, j, x):
     """sum(e_l + e_u) for node j's box: the rate of extension splits above j."""
     total = 0.0
     for d in range(x.shape[0]):
@@ -172,7 +172,7 @@ def extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     for i in range(first_outside(lower, upper, path, n, x), n):
         j = path[i]
         leaf = i == n - 1
-        rate = _extension_rate(lower, upper, j, x)
+        rate = extension_rate(lower, upper, j, x)
         time = (split_time[path[i - 1]] if i > 0 else 0.0) + rng.exponential(1.0 / rate)
         if time < (lifetime if leaf else split_time[j]) and _may_split(tree, stats, j, y, leaf, leaf_rule):
             return i, time

@@ -21,13 +21,13 @@ from mondrian.tree import MondrianTree
 _PROGRESSIVE_BLOCK = 4096
 
 
-def _writeable(X: np.ndarray) -> np.ndarray:
+def writeable(X: np.ndarray) -> np.ndarray:
     """X itself, or a copy if it is read-only (a memmap): numba would compile every kernel again for it."""
     return X if X.flags.writeable else X.copy()
 
 
 @contextmanager
-def _unchanged_on_failure(estimator):
+def unchanged_on_failure(estimator):
     """Restore the estimator's attributes if the block raises (validation sets some before failing)."""
     saved = dict(estimator.__dict__)
     try:
@@ -109,7 +109,7 @@ class OnlineForest(BaseEstimator):
             return None
         with np.errstate(over="ignore"):  # a value too large for the dtype: validate_data raises (and warns) below
             X = np.ascontiguousarray(X, dtype=self._dtype)
-        return _writeable(X) if np.isfinite(X).all() else None
+        return writeable(X) if np.isfinite(X).all() else None
 
     def _plain_y(self, y, n_rows: int) -> bool:
         """y is a 1-D numeric ndarray of finite values, one per row (labels are then checked against classes_)."""
@@ -126,7 +126,7 @@ class OnlineForest(BaseEstimator):
         if plain is not None and self._plain_y(y, plain.shape[0]):
             return plain, self._targets(y, classes)
         X, y = validate_data(self, X, y, reset=reset, dtype=self._dtype, order="C", y_numeric=not self._onehot)
-        X = _writeable(X)
+        X = writeable(X)
         self._validate_targets(y)
         targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
         return X, targets
@@ -201,7 +201,7 @@ class OnlineForest(BaseEstimator):
 
     def fit(self, X, y):
         """Learn every tree afresh from (X, y)."""
-        with _unchanged_on_failure(self):
+        with unchanged_on_failure(self):
             lifetime = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
             self._check_range(X, None)
@@ -213,7 +213,7 @@ class OnlineForest(BaseEstimator):
     def _start_or_continue(self, X, y, classes):
         """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call."""
         first = not hasattr(self, "trees_")
-        with _unchanged_on_failure(self):
+        with unchanged_on_failure(self):
             lifetime = self._check_params()
             if not first:
                 self._check_unchanged(lifetime)
@@ -261,7 +261,7 @@ class OnlineForest(BaseEstimator):
         plain = self._plain_X(X)
         if plain is not None:
             return plain
-        return _writeable(validate_data(self, X, reset=False, dtype=self._dtype, order="C"))
+        return writeable(validate_data(self, X, reset=False, dtype=self._dtype, order="C"))
 
     def _mean_prediction(self, X) -> np.ndarray:
         X = self._checked_X(X)

@@ -29,7 +29,7 @@ in ``_paused``.
 import numba
 import numpy as np
 
-from mondrian._extend import SPLIT_LEAVES, _extension_rate, extend, extend_along, first_outside, path_after
+from mondrian._extend import SPLIT_LEAVES, extend, extend_along, extension_rate, first_outside, path_after
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
 from mondrian._route import path_of
@@ -103,7 +103,7 @@ def _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
+def add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
     """out += the tree's prediction at x, averaged over the extensions of the tree to x; the model is unchanged.
     ``base`` and ``g`` are scratch rows of K entries. Leaves x's root-to-leaf path in ``path``; returns its length."""
     parent, split_time = tree.parent, tree.split_time
@@ -117,7 +117,7 @@ def _add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
         j = path[i]
         tau_parent = parent_time(parent, split_time, j)
         delta = (lifetime if i == n - 1 else split_time[j]) - tau_parent
-        eta = _extension_rate(lower, upper, j, x) if i >= outside else 0.0
+        eta = extension_rate(lower, upper, j, x) if i >= outside else 0.0
         if eta > 0.0:
             not_separated = _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out)
             if not_separated == 0.0:
@@ -219,7 +219,7 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
 
 @numba.njit(cache=True, nogil=True)
 def prediction_scratch(tree, onehot, n_classes):
-    """Scratch room for ``_add_prediction``: a root-to-leaf path and two rows of class probabilities."""
+    """Scratch room for ``add_prediction``: a root-to-leaf path and two rows of class probabilities."""
     if not onehot:
         raise ValueError("IKN smoothing is for classification only")
     return np.empty(capacity(tree), np.int64), np.empty(n_classes), np.empty(n_classes)
@@ -248,7 +248,7 @@ def _posteriors(tree, stats, lifetime, gamma, table):
 
 @numba.njit(cache=True, nogil=True)
 def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, g, out):
-    """``_add_prediction`` given every node's posterior mean (``_posteriors``; ``uniform`` the root's base): only
+    """``add_prediction`` given every node's posterior mean (``_posteriors``; ``uniform`` the root's base): only
     the nodes whose box does not hold x, where an extension may separate it, are computed."""
     parent, split_time = tree.parent, tree.split_time
     lower, upper = tree.box_lower, tree.box_upper
@@ -259,7 +259,7 @@ def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, 
         j = path[i]
         delta = (lifetime if i == n - 1 else split_time[j]) - parent_time(parent, split_time, j)
         base = uniform if i == 0 else table[path[i - 1]]
-        not_separated = _add_separated(stats, j, _extension_rate(lower, upper, j, x), gamma, delta, base, g,
+        not_separated = _add_separated(stats, j, extension_rate(lower, upper, j, x), gamma, delta, base, g,
                                        not_separated, out)  # fmt: skip
         if not_separated == 0.0:
             return
@@ -275,7 +275,7 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
     path, base, g = prediction_scratch(tree, onehot, out.shape[1])
     if X.shape[0] * TABLE_POINTS_PER_NODE < tree.n_nodes[0]:
         for i in range(X.shape[0]):
-            _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+            add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
         return
     table = np.empty((tree.n_nodes[0], out.shape[1]))
     _posteriors(tree, stats, lifetime, params[0], table)
@@ -293,5 +293,5 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
-            n = _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
+            n = add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
         learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, n)

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from mondrian._extend import KEEP_LEAVES, SPLIT_LEAVES, extend_along
-from mondrian._leaf_mean import _add_prediction, _add_target
+from mondrian._leaf_mean import add_prediction, add_target
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional, sample_block, set_split, uniform_below
@@ -85,7 +85,7 @@ def _refit(tree, stats, first, next_point, X, y, onehot, node, scratch):
         for d in range(X.shape[1]):
             tree.box_lower[node, d] = min(tree.box_lower[node, d], X[i, d])
             tree.box_upper[node, d] = max(tree.box_upper[node, d], X[i, d])
-        _add_target(stats, node, y[i], onehot)
+        add_target(stats, node, y[i], onehot)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -131,7 +131,7 @@ def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale,
     rule = SPLIT_LEAVES if stats[leaf, 0] + 1 >= min_split else KEEP_LEAVES
     j = extend_along(tree, stats, x, y[i], lifetime, rule, rng, path, n)
     add_point(first, next_point, j, i)
-    _add_target(stats, j, y[i], onehot)
+    add_target(stats, j, y[i], onehot)
     if j == leaf:  # x joined an existing leaf, whose range (and count) grew; a new leaf holds x alone (R unchanged)
         rate += _leaf_rate(tree, stats, j, min_split) - before
     new = lifetime_at(i + 1, scale, X.shape[1])
@@ -147,7 +147,7 @@ def _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
     sample_block(tree, X, np.arange(start, end), tree.root[0], lifetime, rng, leaves)
     for i in range(start, end):
         add_point(first, next_point, leaves[i], i)
-        _add_target(stats, leaves[i], y[i], onehot)
+        add_target(stats, leaves[i], y[i], onehot)
     return lifetime
 
 
@@ -184,7 +184,7 @@ def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale,
             lifetime = _start(tree, stats, first, next_point, X, y, i, i + 1, onehot, scale, rng)
             continue
         n = path_of(tree, X[i], lifetime, path)
-        _add_prediction(stats, path[n - 1], params, out[i - start])
+        add_prediction(stats, path[n - 1], params, out[i - start])
         lifetime, rate = _learn_one(
             tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch
         )

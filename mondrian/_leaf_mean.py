@@ -27,7 +27,7 @@ def kernel_params(hard_vote: bool = False) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_target(stats, node, y, onehot):
+def add_target(stats, node, y, onehot):
     stats[node, 0] += 1.0
     if onehot:
         stats[node, 1 + int(y)] += 1.0
@@ -36,19 +36,19 @@ def _add_target(stats, node, y, onehot):
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_leaf_mean(stats, node, out):
+def add_leaf_mean(stats, node, out):
     count = stats[node, 0]
     for k in range(out.shape[0]):
         out[k] += stats[node, 1 + k] / count
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_prediction(stats, node, params, out):
+def add_prediction(stats, node, params, out):
     """out += the leaf's mean target, or a vote for its most frequent label (ties: the lowest) with a hard vote."""
     if params[0] > 0.0:
         out[np.argmax(stats[node, 1 : 1 + out.shape[0]])] += 1.0
     else:
-        _add_leaf_mean(stats, node, out)
+        add_leaf_mean(stats, node, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -68,14 +68,14 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         for i in range(n):
             leaves[i] = extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
     for i in range(n):
-        _add_target(stats, leaves[i], y[i], onehot)
+        add_target(stats, leaves[i], y[i], onehot)
 
 
 @numba.njit(cache=True, nogil=True)
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += mean target of the leaf holding X[i]."""
     for i in range(X.shape[0]):
-        _add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
+        add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -86,5 +86,5 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
         if tree.root[0] == NO_NODE:
             out[i] += prior
         else:
-            _add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
-        _add_target(stats, extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path), y[i], onehot)
+            add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
+        add_target(stats, extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path), y[i], onehot)

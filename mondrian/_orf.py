@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from mondrian._leaf_mean import _add_leaf_mean
+from mondrian._leaf_mean import add_leaf_mean
 from mondrian._nodes import NO_NODE, add_node, capacity, grow, grown_array
 from mondrian._process import set_split
 from mondrian._route import leaf_of
@@ -326,7 +326,7 @@ def _add_prediction(tree, counts, x, prior, out):
     if tree.root[0] == NO_NODE:
         out += prior
     else:
-        _add_leaf_mean(counts, leaf_of(tree, x, np.inf), out)
+        add_leaf_mean(counts, leaf_of(tree, x, np.inf), out)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from mondrian._extend import KEEP_PAUSED_LEAVES, is_paused
-from mondrian._ikn import _add_prediction, count_up, learn_one, prediction_scratch
+from mondrian._ikn import add_prediction, count_up, learn_one, prediction_scratch
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import sample_paused_block
@@ -100,7 +100,7 @@ def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, para
         if i == start and predicted:
             n = path_of(tree, X[i], lifetime, path)
         else:
-            n = _add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i - start])
+            n = add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i - start])
         room = _room_needed(tree, stats, path, n)
         if tree.n_nodes[0] + room > capacity(tree):
             return i, room

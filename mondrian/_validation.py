@@ -4,6 +4,23 @@ import numbers
 
 import numpy as np
 
+INCREASING = "increasing"  # the lifetime (Mondrian forests) or budget (BSP forests) that grows with the data
+VOTES = ("soft", "hard")  # how a classifier's trees are combined: mean of their distributions, or majority
+
+
+def check_choice(name: str, value, choices) -> str:
+    """One of the strings ``choices``; a ValueError naming ``name`` and the choices otherwise."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_bool(name: str, value) -> bool:
+    """A bool (Python's or numpy's); a ValueError naming ``name`` otherwise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
 
 def check_lifetime(lifetime) -> float:
     """A lifetime is a positive number or inf."""

@@ -15,7 +15,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
-from mondrian._validation import check_positive_finite
+from mondrian._validation import check_bool, check_choice, check_positive_finite
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
 
@@ -34,14 +34,10 @@ class _AMF(OnlineForest):
         return np.inf
 
     def _check_use_aggregation(self) -> bool:
-        if not isinstance(self.use_aggregation, (bool, np.bool_)):
-            raise ValueError(f"use_aggregation must be a bool, got {self.use_aggregation!r}")
-        return bool(self.use_aggregation)
+        return check_bool("use_aggregation", self.use_aggregation)
 
     def _check_prediction(self) -> int:
-        if self.prediction not in _amf.PREDICTIONS:
-            raise ValueError(f"prediction must be one of {_amf.PREDICTIONS}, got {self.prediction!r}")
-        return _amf.PREDICTIONS.index(self.prediction)
+        return _amf.PREDICTIONS.index(check_choice("prediction", self.prediction, _amf.PREDICTIONS))
 
     def _predict_params(self) -> np.ndarray:
         """The fitted parameters, but ``use_aggregation`` and ``prediction``, how a prediction is made, which may
@@ -155,10 +151,8 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
 
     def _check_forecaster_params(self) -> float:
         check_positive_finite("dirichlet", self.dirichlet)
-        if not isinstance(self.split_pure, (bool, np.bool_)):
-            raise ValueError(f"split_pure must be a bool, got {self.split_pure!r}")
-        if self.weighting not in _amf.WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {_amf.WEIGHTINGS}, got {self.weighting!r}")
+        check_bool("split_pure", self.split_pure)
+        check_choice("weighting", self.weighting, _amf.WEIGHTINGS)
         return super()._check_forecaster_params()
 
     def _kernel_params(self) -> np.ndarray:

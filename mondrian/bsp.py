@@ -20,14 +20,12 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from mondrian import _bsp
-from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree
+from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree, hull
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 from mondrian._points import PointStore, empty_lists
-from mondrian._validation import check_positive_finite, tree_streams
+from mondrian._validation import INCREASING, VOTES, check_choice, check_positive_finite, tree_streams
 
-INCREASING = "increasing"
-VOTES = ("soft", "hard")
 LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
 
 
@@ -54,6 +52,11 @@ class BSPTree:
     def n_leaves(self) -> int:
         n = self.n_nodes
         return int(np.count_nonzero(self.nodes.left[:n] == -1))
+
+    def hull(self, node: int, pair: int) -> np.ndarray:
+        """The block of ``node`` in the plane of dimension pair ``pair`` (the forest's ``pairs_[pair]``): the rows of
+        the forest's point store (``points_.X``) on its convex hull, counter-clockwise (see ``mondrian.hull``)."""
+        return hull(self.nodes, node, pair).copy()
 
     def cuts_on_segment(self, a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """Where the tree's cuts meet the segment [a, b] of the space (points a + s (b - a), s in [0, 1]), sorted:
@@ -112,8 +115,7 @@ class _OnlineBSPForest(OnlineForest):
         return _bsp.SOFT
 
     def _check_forecaster_params(self):
-        if not isinstance(self.leaf_sampling, str) or self.leaf_sampling not in LEAF_SAMPLINGS:
-            raise ValueError(f"leaf_sampling must be one of {tuple(LEAF_SAMPLINGS)}, got {self.leaf_sampling!r}")
+        check_choice("leaf_sampling", self.leaf_sampling, LEAF_SAMPLINGS)
         check_positive_finite("rate_scale", self.rate_scale)
         # checked with a fixed budget too: a value that means nothing is an error, not silently ignored
         scale = check_positive_finite("budget_scale", self.budget_scale)
@@ -251,8 +253,7 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         self.vote = vote
 
     def _check_forecaster_params(self):
-        if self.vote not in VOTES:
-            raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
+        check_choice("vote", self.vote, VOTES)
         return super()._check_forecaster_params()
 
     def _vote(self) -> int:

@@ -7,6 +7,7 @@ points seen, lam_n = lifetime_scale * n^(1/(d+2)), and the tree after n points i
 leaves keep their points so that they can split later. A classifier tree predicts with LRT14's
 hierarchical (IKN) smoothing along the path, or its leaf's label distribution, or a vote for the
 leaf's majority label; a regressor leaf predicts its mean label; the forest averages its trees.
+``lifetime_at(n, lifetime_scale, d)`` is the schedule lam_n.
 """
 
 from __future__ import annotations
@@ -18,12 +19,20 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from mondrian import _ikn, _increasing, _leaf_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._increasing import lifetime_at
 from mondrian._points import PointStore
-from mondrian._validation import check_lifetime, check_positive_finite
+from mondrian._validation import (
+    INCREASING,
+    VOTES,
+    check_bool,
+    check_choice,
+    check_lifetime,
+    check_positive_finite,
+)
 from mondrian.tree import MondrianTree
 
-INCREASING = "increasing"
-VOTES = ("soft", "hard")
+__all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
+
 SMOOTHINGS = ("auto", "ikn", "empirical")
 
 
@@ -222,8 +231,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     def _predict_params(self) -> np.ndarray:
         """The vote may change after fit: it is checked here. IKN trees (gamma fixed at fit) give soft votes only."""
-        if self.vote not in VOTES:
-            raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
+        check_choice("vote", self.vote, VOTES)
         if self.smoothing_ == "ikn":
             if self.vote == "hard":
                 raise ValueError(
@@ -234,12 +242,9 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         return _leaf_mean.kernel_params(self.vote == "hard")
 
     def _check_forecaster_params(self):
-        if self.smoothing not in SMOOTHINGS:
-            raise ValueError(f"smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}")
-        if self.vote not in VOTES:
-            raise ValueError(f"vote must be one of {VOTES}, got {self.vote!r}")
-        if not isinstance(self.pausing, (bool, np.bool_)):
-            raise ValueError(f"pausing must be a bool, got {self.pausing!r}")
+        check_choice("smoothing", self.smoothing, SMOOTHINGS)
+        check_choice("vote", self.vote, VOTES)
+        check_bool("pausing", self.pausing)
         gamma = self.gamma
         if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0):
             raise ValueError(f"gamma must be None or a positive number (inf allowed), got {gamma!r}")

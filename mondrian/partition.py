@@ -24,10 +24,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian import _cells
-from mondrian._forest import _unchanged_on_failure, _writeable
+from mondrian._forest import unchanged_on_failure, writeable
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
-from mondrian._validation import check_lifetime, check_n_jobs, tree_streams
+from mondrian._validation import check_choice, check_lifetime, check_n_jobs, tree_streams
 from mondrian.tree import MondrianTree
 
 DOMAINS = ("auto", "unit", "data")
@@ -72,8 +72,7 @@ class _PartitionForest(BaseEstimator):
         n = self.n_estimators
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
-        if self.domain not in DOMAINS:
-            raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+        check_choice("domain", self.domain, DOMAINS)
         check_n_jobs(self.n_jobs)
         lifetime = check_lifetime(lifetime)
         if not np.isfinite(lifetime):
@@ -107,7 +106,7 @@ class _PartitionForest(BaseEstimator):
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self)
         check_n_jobs(self.n_jobs)  # read by predictions, may change at any time (it never changes results)
-        return _writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
+        return writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
 
     def _checked_lifetimes(self, lifetimes) -> np.ndarray:
         lifetimes = np.atleast_1d(np.asarray(lifetimes, dtype=np.float64))
@@ -220,9 +219,9 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         """Draw the forest's partitions (where the data lie) and the mean label of every cell; with an adaptive
         lifetime, on half of the data, the other half choosing the prediction."""
         lifetime = self._check_params()
-        with _unchanged_on_failure(self):
+        with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
-            X, y = _writeable(X), np.asarray(y, dtype=np.float64)
+            X, y = writeable(X), np.asarray(y, dtype=np.float64)
             self.empty_value_ = float(self.empty_value)
             lower, upper = self._domain(X)
             self.__dict__.pop("selection_", None)
@@ -311,13 +310,13 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
     def fit(self, X, y):
         """Draw the forest's partitions (where the data lie) and the label counts of every cell."""
         lifetime = self._check_lifetime(self.lifetime)
-        with _unchanged_on_failure(self):
+        with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C")
             check_classification_targets(y)
             self.classes_, encoded = np.unique(y, return_inverse=True)
-            lower, upper = self._domain(_writeable(X))
+            lower, upper = self._domain(writeable(X))
             streams = tree_streams(self.random_state, self.n_estimators + 1)[:-1]  # the regressor's tree streams
-            self._grow(_writeable(X), encoded.astype(np.float64), lifetime, lower, upper, streams)
+            self._grow(writeable(X), encoded.astype(np.float64), lifetime, lower, upper, streams)
         return self
 
     def predict_proba(self, X, lifetime: float | None = None) -> np.ndarray:

@@ -1,6 +1,7 @@
 """A Mondrian tree as a Python object: its node arrays, node statistics, random stream and lifetime.
 
-Also the entry point to the Mondrian process itself: ``sample_mondrian`` draws MP(lam, box).
+Also the entry points to the Mondrian process itself: ``sample_mondrian`` draws MP(lam, box), ``sample_split`` one
+split of a box (LRT14's SplitCell: its time, dimension and threshold).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from mondrian._nodes import (
     reserved_rows,
 )
 from mondrian._points import NO_POINT, empty_lists
-from mondrian._process import sample_partition
+from mondrian._process import sample_partition, sample_split
 from mondrian._prune import prune
 from mondrian._route import apply
 from mondrian._validation import check_lifetime, check_random_state_seed
+
+__all__ = ["MondrianTree", "sample_mondrian", "sample_split"]
 
 
 class MondrianTree:

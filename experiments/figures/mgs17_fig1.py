@@ -21,7 +21,7 @@ from experiments.figures.accuracy_curves import (
     set_accuracy_limits,
 )
 from experiments.figures.tables import paired_difference
-from mondrian._increasing import lifetime_at
+from mondrian.forest import lifetime_at
 
 LABELS = {"RF": "Breiman RF"}
 INCREASING, FIXED = "Mondrian increasing", "Mondrian fixed"

@@ -2,7 +2,7 @@
 a small 2-D example (Fig. 2), and a BSP tree beside a Mondrian tree on the same data with a line slice (Fig. 6).
 
 Trees are the estimators' own (``OnlineBSPForestRegressor`` / ``Classifier``, one tree, or many for the line slice)
-and the steps of a cut use the kernels of ``mondrian._hull``; the tables hold what the figures draw: hull vertices
+and the steps of a cut use the kernels of ``mondrian.hull``; the tables hold what the figures draw: hull vertices
 (long format: node, pair, order, x, y), cuts (pair, direction (c, s), position u, time) and points.
 """
 
@@ -14,8 +14,7 @@ import pandas as pd
 from experiments.protocols.process import partition_table
 from experiments.protocols.result import TrialResult
 from mondrian import MondrianForestClassifier, OnlineBSPForestClassifier, OnlineBSPForestRegressor
-from mondrian._bsp_nodes import hull
-from mondrian._hull import hull_of, perimeter, projection_range
+from mondrian.hull import hull_of, perimeter, projection_range
 
 # The illustrations draw the BSP process itself (a realisation at a budget, Lemma 2's line slice) and its online
 # update, whose Fig. 2 text has new cuts in a leaf come from "a larger budget tau_7": the leaf rule that keeps the
@@ -36,7 +35,8 @@ def _vertices(X: np.ndarray, vertices: np.ndarray, d1: int, d2: int, **keys) -> 
 def tree_tables(model, tree_index: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(nodes, hulls) of one tree: per node its parent, children, cut (pair, d1, d2, c, s, u, time) and number of
     points; per node and pair its hull's vertices in that pair's plane."""
-    nodes = model.trees_[tree_index].nodes
+    tree = model.trees_[tree_index]
+    nodes = tree.nodes
     X = model.points_.X
     n = int(nodes.n_nodes[0])
     pairs = model.pairs_
@@ -58,7 +58,7 @@ def tree_tables(model, tree_index: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]
         }
     )
     hulls = [
-        _vertices(X, hull(nodes, v, p), pairs[p, 0], pairs[p, 1], node=v, pair=p)
+        _vertices(X, tree.hull(v, p), pairs[p, 0], pairs[p, 1], node=v, pair=p)
         for v in range(n)
         for p in range(len(pairs))
     ]

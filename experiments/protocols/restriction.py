@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.protocols.result import TrialResult
-from mondrian._process import sample_split
+from mondrian.tree import sample_split
 
 
 def _table(rows: list[dict], dim: int) -> pd.DataFrame:

@@ -24,8 +24,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor
 from mondrian._bsp import MAX_UNCUT
 from mondrian._bsp_nodes import hull
-from mondrian._hull import hull_of
 from mondrian._points import points_of
+from mondrian.hull import hull_of
 
 SETTINGS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 

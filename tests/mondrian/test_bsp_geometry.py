@@ -1,4 +1,4 @@
-"""The planar geometry of BSP cuts (``mondrian._hull``).
+"""The planar geometry of BSP cuts (``mondrian.hull``).
 
 - Hulls equal scipy's (random sets) and are convex, counter-clockwise and hold every point (hypothesis, small grids
   with duplicates and collinear points); adding a point equals the hull of the union; perimeters and projection
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.spatial import ConvexHull
 
-from mondrian._hull import (
+from mondrian.hull import (
     contains,
     distance_to_hull,
     hull_of,

@@ -277,7 +277,7 @@ def test_a_batch_prediction_equals_the_walk_down_each_path(seed, n, d, n_classes
     path, base, g = _ikn.prediction_scratch(tree.nodes, True, n_classes)
     walked = np.zeros_like(batch)
     for x, out in zip(queries, walked, strict=True):
-        _ikn._add_prediction(tree.nodes, tree.stats, x, lifetime, gamma, path, base, g, out)
+        _ikn.add_prediction(tree.nodes, tree.stats, x, lifetime, gamma, path, base, g, out)
     np.testing.assert_array_equal(batch, walked)
 
 
