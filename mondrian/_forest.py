@@ -316,7 +316,9 @@ class Classification:
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
     def partial_fit(self, X, y, classes=None):
-        """Extend every tree with (X, y) online. ``classes``: all labels (default: those of the first y)."""
+        """Extend every tree with (X, y) online. ``classes``: every label the stream may hold, required on the first
+        call (scikit-learn's convention: the first rows rarely show every class); optional later, checked then."""
+        self._check_classes_given(classes)
         return self._partial_fit(X, y, classes)
 
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
@@ -324,9 +326,17 @@ class Classification:
 
         Row i holds the forest's class probabilities for X[i] given (X[:i], y[:i]) (uniform
         before any data); on return the model has learnt all of (X, y), exactly as
-        predict_proba then partial_fit one sample at a time would.
+        predict_proba then partial_fit one sample at a time would. ``classes``: all labels (default on the first
+        call: those of y, the whole stream).
         """
         return np.clip(self._progressive(X, y, classes), 0.0, 1.0)
+
+    def _check_classes_given(self, classes) -> None:
+        if classes is None and not hasattr(self, "trees_"):
+            raise ValueError(
+                "classes must be given on the first call to partial_fit: every label the stream may hold, for example "
+                "classes=np.unique(y_all) (fit and progressive_predict_proba take them from y)"
+            )
 
     def predict_proba(self, X) -> np.ndarray:
         """The forest's class probabilities: the average of its trees' predictions (clipped to [0, 1]: a sum of

@@ -490,9 +490,9 @@ def test_same_seed_same_model_for_any_n_jobs(Model):
 def test_fit_is_partial_fit_of_the_same_rows(Model):
     X, y = data_for(Model, n=200, seed=1)
     fitted = Model(n_estimators=4, random_state=7).fit(X, y)
-    one_call = Model(n_estimators=4, random_state=7).partial_fit(X, y)
-    chunks = Model(n_estimators=4, random_state=7)
     extra = {"classes": np.unique(y)} if Model is AMFClassifier else {}
+    one_call = Model(n_estimators=4, random_state=7).partial_fit(X, y, **extra)
+    chunks = Model(n_estimators=4, random_state=7)
     for start, stop in [(0, 1), (1, 2), (2, 50), (50, 51), (51, 200)]:
         chunks.partial_fit(X[start:stop], y[start:stop], **extra)
     same_trees(fitted, one_call)
@@ -731,7 +731,7 @@ def test_bad_parameters_raise_and_leave_the_model_unchanged(Model):
         with pytest.raises(ValueError, match=message):
             Model(**params).fit(X, y)
         with pytest.raises(ValueError, match=message):
-            Model(**params).partial_fit(X, y)
+            Model(**params).partial_fit(X, y, **({"classes": np.unique(y)} if Model is AMFClassifier else {}))
         model = Model(n_estimators=3, random_state=0).fit(X, y)
         before, predictions = model_state(model), prediction_of(model, Q)
         good = model.get_params()
@@ -802,9 +802,9 @@ def test_non_finite_step_or_dirichlet_is_refused(Model, params):
 def test_hyperparameters_can_change_between_partial_fit_calls():
     """step, dirichlet, use_aggregation, prediction and n_jobs are read at each call; the trees stay."""
     X, y = classification(n=100, seed=12)
-    a = AMFClassifier(n_estimators=2, random_state=3).partial_fit(X[:50], y[:50])
+    a = AMFClassifier(n_estimators=2, random_state=3).partial_fit(X[:50], y[:50], classes=np.unique(y))
     a.set_params(step=0.5, dirichlet=0.1, n_jobs=2).partial_fit(X[50:], y[50:])
-    b = AMFClassifier(n_estimators=2, random_state=3).partial_fit(X[:50], y[:50])
+    b = AMFClassifier(n_estimators=2, random_state=3).partial_fit(X[:50], y[:50], classes=np.unique(y))
     b.set_params(step=0.5, dirichlet=0.1).partial_fit(X[50:], y[50:])
     same_trees(a, b)
     c = AMFClassifier(n_estimators=2, random_state=3).fit(X, y)

@@ -261,7 +261,7 @@ for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, A
             model = make(n_estimators=2, random_state=0)
             try:
                 for part in batches:
-                    model.partial_fit(part, y)
+                    model.partial_fit(part, y, **({"classes": [0, 1]} if "Classifier" in make.__name__ else {}))
                 finite = bool(np.isfinite(np.asarray(model.predict(X * scale), float)).all())
                 print(make.__name__, scale, len(batches), "fitted" if finite else "non-finite")
             except ValueError as error:
@@ -304,3 +304,16 @@ def test_bsp_forests_fit_features_equal_up_to_rounding_in_time():
     done = subprocess.run([sys.executable, "-c", NEARLY_EQUAL_FEATURES], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True"] * 6
+
+
+@pytest.mark.parametrize("name", [name for name in ONLINE if is_classifier(name)])
+def test_a_classifiers_first_partial_fit_needs_every_class(name):
+    """scikit-learn's convention: the first rows rarely show every label, so the first partial_fit names them all
+    (five rows of class 0 would otherwise give classes_ = [0] for good); later calls may leave them out."""
+    model = ONLINE[name]()
+    with pytest.raises(ValueError, match="classes must be given on the first call to partial_fit"):
+        model.partial_fit(X[:5], np.zeros(5, int))
+    assert not hasattr(model, "classes_") and not hasattr(model, "trees_")
+    model.partial_fit(X[:5], np.zeros(5, int), classes=[0, 1, 2])
+    model.partial_fit(X2, Y2_CLASS)
+    assert list(model.classes_) == [0, 1, 2]

@@ -556,7 +556,7 @@ def test_failed_calls_raise_value_error_and_leave_the_model_unchanged():
 def test_failed_first_call_leaves_an_unfitted_model():
     X, y = noisy(20, seed=17)
     model = OnlineRandomForestClassifier(n_tests=0)
-    for call in (lambda: model.partial_fit(X, y), lambda: model.fit(X, y)):
+    for call in (lambda: model.partial_fit(X, y, classes=np.unique(y)), lambda: model.fit(X, y)):
         with pytest.raises(ValueError, match="n_tests"):
             call()
         assert vars(model) == OnlineRandomForestClassifier(n_tests=0).get_params()
