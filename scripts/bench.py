@@ -1,8 +1,9 @@
 """`make bench`: run the benchmarks and write results/BENCHMARKS.md.
 
-Four sections: MondrianForestClassifier against ExtraTrees (experiments/bench/mondrian_forest.py), LRT14's timing
+Five sections: MondrianForestClassifier against ExtraTrees (experiments/bench/mondrian_forest.py), LRT14's timing
 claim (experiments/bench/lrt14.py: MF on 100 mini-batches against batch forests re-fitted after each), the online BSP
-forest against the online Mondrian forest (experiments/bench/bsp.py), and AMF against river and onelearn
+forest against the online Mondrian forest (experiments/bench/bsp.py), each estimator's cold first fit
+(experiments/bench/first_fit.py), and AMF against river and onelearn
 (experiments/bench/amf.py), which needs the benchmark environment .venv-bench that `make bench` creates
 (scripts/bench_env.sh).
 Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.bench import bsp, lrt14, machine, mondrian_forest
+from experiments.bench import bsp, first_fit, lrt14, machine, mondrian_forest
 from experiments.bench.summary import summary
 from experiments.figures.tables import format_mean_sd
 
@@ -132,6 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-amf", action="store_true", help="no AMF section (no .venv-bench needed)")
     parser.add_argument("--skip-lrt14", action="store_true", help="no LRT14 timing section (about 3 minutes)")
     parser.add_argument("--skip-bsp", action="store_true", help="no BSP section (about 2 minutes)")
+    parser.add_argument("--skip-first-fit", action="store_true", help="no cold first fits (about 5 minutes)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the report (default {OUT})")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
@@ -153,6 +155,13 @@ def main(argv: list[str] | None = None) -> None:
         print(online_bsp.to_string(index=False))
         text += "\n## The online BSP forest against the online Mondrian forest (same budget schedule)\n\n"
         text += f"{online_bsp.to_markdown(index=False, floatfmt='.3g')}\n\n" + " ".join(bsp.__doc__.split()) + "\n"
+    if not args.skip_first_fit:
+        cold = first_fit.run()
+        print(cold.to_string(index=False))
+        text += "\n## The first fit: compile time a new user waits for\n\n"
+        text += _markdown(cold, {c: ".1f" for c in cold.columns if c != "estimator"} | {"second fit (s)": ".3f"})
+        text += f"\n\nTarget: a cold first fit within {first_fit.TARGET_SECONDS:.0f} s (cold / target at most 1). "
+        text += " ".join(first_fit.__doc__.split()) + "\n"
     if not args.skip_amf:
         from experiments.bench import amf
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from experiments.bench import bsp, lrt14, mondrian_forest
+from experiments.bench import bsp, first_fit, lrt14, mondrian_forest
 from experiments.bench.summary import COLUMNS, summary
 
 
@@ -37,3 +37,12 @@ def test_summary_has_a_row_per_measurement_in_consistent_units():
     assert list(bsp_rows["benchmark"][:2]) == ["online BSP forest, leaf rule text", "online BSP forest, leaf rule law"]
     assert (bsp_rows["bytes per node"] > 0).all()
     assert list(bsp_rows["us per sample per tree"]) == list(online_bsp["us per point per tree"])
+
+
+@pytest.mark.slow
+def test_first_fit_bench_fits_in_a_fresh_process_with_an_empty_then_a_filled_cache():
+    table = first_fit.run(["MondrianPartitionForestRegressor"])
+    (row,) = table.to_dict("records")
+    assert row["estimator"] == "MondrianPartitionForestRegressor"
+    assert all(math.isfinite(row[c]) and row[c] > 0 for c in table.columns if c != "estimator")
+    assert math.isclose(row["cold / target"], row["cold first fit (s)"] / first_fit.TARGET_SECONDS)
