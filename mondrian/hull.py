@@ -7,6 +7,16 @@ z[d1] cos theta + z[d2] sin theta, and is on the line's left side iff that is <=
 By Cauchy's formula the widths of a convex set over theta in (0, pi] integrate to its perimeter (twice the length
 of a segment), so drawing theta proportionally to the width, then u uniformly across it, draws a line uniformly
 (for the isotropic line measure) among the lines that hit the hull: the BSP process's cut.
+
+>>> import numpy as np
+>>> from mondrian.hull import hull_of, perimeter
+>>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 0.2], [1.0, 1.0], [0.0, 1.0]])  # a unit square and a point inside
+>>> out = np.empty(5, np.int64)
+>>> h = hull_of(X, np.arange(5), 5, 0, 1, out)
+>>> out[:h].tolist()  # counter-clockwise from the lowest-left vertex
+[0, 1, 3, 4]
+>>> float(perimeter(X, out, h, 0, 1))
+4.0
 """
 
 import numba

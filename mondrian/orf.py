@@ -119,6 +119,16 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
       their split count starts at 0.
     - Left out: the temporal knowledge weighting that discards trees by their out-of-bag error, which is for
       non-stationary streams, and the out-of-bag error estimate.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from mondrian import OnlineRandomForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = OnlineRandomForestClassifier(n_estimators=5, min_samples_split=5, random_state=0)
+    >>> clf = clf.partial_fit(X, y, classes=[0, 1, 2])
+    >>> clf.predict(X[:2]).shape
+    (2,)
     """
 
     _forecaster = _orf

@@ -173,6 +173,18 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     Every parameter is validated at ``fit`` and only read there: predictions use the fitted state (``trees_``,
     ``lifetime_``, ``empty_value_``, ``selection_``), so that ``set_params`` after fit changes no prediction; but
     ``n_jobs``, read (and validated) at every call, which never changes results.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian import MondrianPartitionForestRegressor
+    >>> X = np.random.default_rng(0).uniform(size=(500, 2))  # in [0, 1]^2: MGS20's domain
+    >>> y = X[:, 0] ** 2
+    >>> reg = MondrianPartitionForestRegressor(n_estimators=10, lifetime="adaptive", random_state=0).fit(X, y)
+    >>> [side.tolist() for side in reg.domain_]
+    [[0.0, 0.0], [1.0, 1.0]]
+    >>> bool(reg.score(X, y) > 0.8)
+    True
     """
 
     def __init__(
@@ -288,6 +300,15 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
         the number of points of each cell, then their count per class).
 
     As the regressor's, predictions use the fitted state; only ``n_jobs`` is read (and validated) at every call.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from mondrian import MondrianPartitionForestClassifier
+    >>> X, y = load_iris(return_X_y=True)  # outside [0, 1]^4: the default domain is then the data's box
+    >>> clf = MondrianPartitionForestClassifier(n_estimators=10, lifetime=4.0, random_state=0).fit(X, y)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 3)
     """
 
     _onehot = True

@@ -130,7 +130,22 @@ class MondrianTree:
 
 
 def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> MondrianTree:
-    """Draw MP(lifetime, [lower, upper]): a full Mondrian partition of the box, independent of any data."""
+    """Draw MP(lifetime, [lower, upper]): a full Mondrian partition of the box, independent of any data.
+
+    Examples
+    --------
+    >>> from mondrian import sample_mondrian
+    >>> tree = sample_mondrian(2.0, [0.0, 0.0], [1.0, 1.0], random_state=0)
+    >>> tree.n_leaves() >= 1  # (1 + 2)^2 = 9 leaves on average (MGS20, Proposition 2)
+    True
+    >>> tree.apply([[0.5, 0.5]]).shape  # the leaf of each point
+    (1,)
+    >>> import numpy as np
+    >>> from mondrian.tree import sample_split
+    >>> time, dimension, threshold = sample_split(np.zeros(2), np.ones(2), 0.0, 5.0, np.random.default_rng(0))
+    >>> bool(0.0 <= threshold <= 1.0) and dimension in (0, 1)
+    True
+    """
     lifetime = check_lifetime(lifetime)
     if not np.isfinite(lifetime):
         raise ValueError("a full Mondrian partition needs a finite lifetime")
