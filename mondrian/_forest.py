@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mondrian._compile import announce_first_compile
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._validation import check_n_jobs, tree_streams
 from mondrian.tree import MondrianTree
@@ -193,7 +194,12 @@ class OnlineForest(BaseEstimator):
             tree.nodes, tree.stats, X, targets, self._onehot, tree.lifetime, params, tree.rng, prior, out
         )
 
+    def _main_kernel(self):
+        """The kernel whose compiled state tells whether a first run must compile (``announce_first_compile``)."""
+        return self._forecaster.learn
+
     def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
+        announce_first_compile(self._main_kernel(), type(self).__name__)
         params = self._kernel_params()
         first = self._store(X, targets)
         for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
@@ -232,6 +238,7 @@ class OnlineForest(BaseEstimator):
     def _progressive(self, X, y, classes=None) -> np.ndarray:
         """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
         X, targets, trees = self._start_or_continue(X, y, classes)
+        announce_first_compile(self._main_kernel(), type(self).__name__)
         prior = self._prior()
         params = self._kernel_params()
         first = self._store(X, targets)
