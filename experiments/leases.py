@@ -89,12 +89,11 @@ class SweepLease:
     def claim(self, trials: list[dict], names: dict[str, str], tags: dict[str, str]) -> tuple[list[dict], list[dict]]:
         """Claim the trials; (those this sweep won and must run, those another sweep finished or holds)."""
         client = self.tracker.client
-        keys = {trial_hash(t) for t in trials}
+        keyed = {trial_hash(t): t for t in trials}
         with self._exclusive():
-            held = set(self._winners(keys))
+            held = set(self._winners(set(keyed)))
             finished = set(self.tracker.finished_runs(self.experiment))  # after: a claim ended meanwhile is here
-            for trial in trials:
-                key = trial_hash(trial)
+            for key in keyed:
                 if key in held or key in finished:
                     continue
                 run = client.create_run(
@@ -103,10 +102,9 @@ class SweepLease:
                     tags={**tags, "trial_hash": key, "git_commit": self.tracker.commit, "lease_sweep": self.run_id},
                 )
                 self.claims[key] = run.info.run_id
-            winners = self._winners(keys)  # sweeps on a tracking server claim without the lock: the earliest wins
+            winners = self._winners(set(keyed))  # sweeps on a tracking server claim without the lock: the earliest wins
         mine, elsewhere = [], []
-        for trial in trials:
-            key = trial_hash(trial)
+        for key, trial in keyed.items():
             if key in self.claims and winners.get(key) == self.claims[key]:
                 mine.append(trial)
             else:

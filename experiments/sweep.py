@@ -72,16 +72,16 @@ def run_sweep(
     if not todo:
         return report
     shown = bar if bar is not None else progress(total=len(todo), desc=experiment, unit="trial")
+
+    def finished_elsewhere(n: int) -> None:
+        report.elsewhere += n
+        shown.update(n)
+
     try:
         with SweepLease(tracker, experiment) as lease:
             while todo:
                 mine, elsewhere = lease.claim(todo, names, tags or {})
                 _run_claimed(mine, lease, tracker, experiment, launcher, tags or {}, names, report, shown)
-
-                def finished_elsewhere(n: int) -> None:
-                    report.elsewhere += n
-                    shown.update(n)
-
                 todo = lease.wait(elsewhere, finished_elsewhere)
     finally:
         if bar is None:

@@ -4,6 +4,7 @@
 # docstrings' Examples there (pytest is added to that environment for them, after the check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+CHECKOUT="$(pwd)"
 PYTHON="${PYTHON:-python3}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -22,7 +23,7 @@ assert importlib.util.find_spec("experiments") is None, "the wheel installed a t
 print(f"base install: {len(installed)} distributions, none of the harness's")
 PY
 # the first ```python block of the README's "## The library" section
-example="$(awk '/^## The library/{f=1} f&&/^```python/{p=1;next} p&&/^```/{exit} p' "$OLDPWD/README.md")"
+example="$(awk '/^## The library/{f=1} f&&/^```python/{p=1;next} p&&/^```/{exit} p' "$CHECKOUT/README.md")"
 "$WORK/venv/bin/python" -c "$example"
 echo "README example: ran against the installed wheel"
 "$WORK/venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest
