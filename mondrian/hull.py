@@ -10,7 +10,8 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 
 >>> import numpy as np
 >>> from mondrian.hull import hull_of, perimeter
->>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 0.2], [1.0, 1.0], [0.0, 1.0]])  # a unit square and a point inside
+>>> # a unit square and a point inside it
+>>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 0.2], [1.0, 1.0], [0.0, 1.0]])
 >>> out = np.empty(5, np.int64)
 >>> h = hull_of(X, np.arange(5), 5, 0, 1, out)
 >>> out[:h].tolist()  # counter-clockwise from the lowest-left vertex
@@ -56,8 +57,27 @@ def _sorted_rows(X, rows, n_rows, d1, d2, out):
 
 @numba.njit(cache=True, nogil=True)
 def hull_of(X, rows, n_rows, d1, d2, out):
-    """The convex hull of X[rows[:n_rows]] in the pair (Andrew's monotone chain): its rows into out, CCW; returns
-    their number."""
+    """Compute the convex hull of points in a plane (Andrew's monotone chain).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    rows : ndarray of int64
+        The rows of X whose hull is taken, ``rows[:n_rows]`` (at least one).
+    n_rows : int
+        Their number.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    out : ndarray of int64
+        Room for the hull's vertices (n_rows at least): their rows of X are written into it, counter-clockwise from
+        the lowest-left vertex, without collinear vertices.
+
+    Returns
+    -------
+    int
+        The number h of vertices written: 1 when all points coincide, 2 for a segment.
+    """
     work = np.empty(3 * n_rows, np.int64)
     order, chain = work[:n_rows], work[n_rows:]
     _sorted_rows(X, rows, n_rows, d1, d2, order)
@@ -86,7 +106,26 @@ def hull_of(X, rows, n_rows, d1, d2, out):
 
 @numba.njit(cache=True, nogil=True)
 def contains(X, hull, h, d1, d2, z1, z2):
-    """Whether (z1, z2) lies in the hull (boundary included; for one vertex: equal to it; for a segment: on it)."""
+    """Tell whether a point of the plane lies in a hull.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise (as ``hull_of`` gives them).
+    h : int
+        The number of its vertices.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    z1, z2 : float
+        The point, in the pair's coordinates.
+
+    Returns
+    -------
+    bool
+        True in the hull or on its boundary (for one vertex: equal to it; for a segment: on it).
+    """
     if h == 1:
         return X[hull[0], d1] == z1 and X[hull[0], d2] == z2
     for k in range(h if h > 2 else 1):
@@ -102,10 +141,31 @@ def contains(X, hull, h, d1, d2, z1, z2):
 
 @numba.njit(cache=True, nogil=True)
 def hull_with(X, hull, h, row, d1, d2, out):
-    """The hull of the hull's vertices and X[row] into out (room h + 1); the hull itself when X[row] is in it.
+    """Compute the hull of a hull and one more point.
 
     A polygon (h >= 3) is grown in O(h): the edges X[row] sees (on or to the right of them, as ``contains`` tests)
-    form one chain; its inner vertices go, X[row] comes in their place."""
+    form one chain; its inner vertices go, X[row] comes in their place.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise (as ``hull_of`` gives them).
+    h : int
+        The number of its vertices.
+    row : int
+        The row of X of the new point.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    out : ndarray of int64
+        Room for h + 1 vertices: the new hull's rows of X, counter-clockwise.
+
+    Returns
+    -------
+    int
+        The number of vertices written (the hull itself when X[row] is in it).
+    """
     if contains(X, hull, h, d1, d2, X[row, d1], X[row, d2]):
         out[:h] = hull[:h]
         return h
@@ -138,7 +198,24 @@ def hull_with(X, hull, h, row, d1, d2, out):
 
 @numba.njit(cache=True, nogil=True)
 def perimeter(X, hull, h, d1, d2):
-    """The hull's perimeter: 0 for a point, twice the length of a segment."""
+    """Return the perimeter of a hull.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise (as ``hull_of`` gives them).
+    h : int
+        The number of its vertices.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+
+    Returns
+    -------
+    float
+        The perimeter: 0 for a point, twice the length of a segment.
+    """
     if h == 1:
         return 0.0
     total = 0.0
@@ -150,7 +227,26 @@ def perimeter(X, hull, h, d1, d2):
 
 @numba.njit(cache=True, nogil=True)
 def projection_range(X, hull, h, d1, d2, c, s):
-    """(min, max) of the vertices' projections on the direction (c, s) = (cos theta, sin theta)."""
+    """Return the range of a hull's projections on a direction.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise (as ``hull_of`` gives them).
+    h : int
+        The number of its vertices.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    c, s : float
+        The direction (cos theta, sin theta).
+
+    Returns
+    -------
+    lo, hi : float
+        The least and largest projection of a vertex.
+    """
     lo = np.inf
     hi = -np.inf
     for k in range(h):
@@ -172,8 +268,31 @@ def _diameter(X, hull, h, d1, d2):
 
 @numba.njit(cache=True, nogil=True)
 def sample_cut(X, hull, h, d1, d2, rng):
-    """A line hitting the hull (positive perimeter): theta with density proportional to the width (rejection against
-    the diameter), then u uniform on [lo, hi) (both sides hold a vertex). Returns (theta, u)."""
+    """Draw a line that hits a hull, uniformly for the isotropic line measure: the BSP process's cut.
+
+    The direction theta is drawn with density proportional to the hull's width in it (by rejection against the
+    diameter), then the position u uniformly on [lo, hi) of ``projection_range``, so that both sides hold a vertex.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise, with a positive perimeter.
+    h : int
+        The number of its vertices.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    rng : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    theta : float
+        The direction of the line's normal, in (0, pi].
+    u : float
+        Its position: z is on the left side iff z[d1] cos theta + z[d2] sin theta <= u.
+    """
     bound = _diameter(X, hull, h, d1, d2)
     while True:
         theta = np.pi * (1.0 - rng.random())
@@ -185,7 +304,26 @@ def sample_cut(X, hull, h, d1, d2, rng):
 
 @numba.njit(cache=True, nogil=True)
 def distance_to_hull(X, hull, h, d1, d2, z1, z2):
-    """Euclidean distance from (z1, z2) to the hull (0 inside)."""
+    """Return the Euclidean distance from a point of the plane to a hull.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise (as ``hull_of`` gives them).
+    h : int
+        The number of its vertices.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    z1, z2 : float
+        The point, in the pair's coordinates.
+
+    Returns
+    -------
+    float
+        The distance, 0 inside the hull.
+    """
     if h == 1:
         return np.hypot(z1 - X[hull[0], d1], z2 - X[hull[0], d2])
     if contains(X, hull, h, d1, d2, z1, z2):
@@ -215,12 +353,36 @@ def _separating_arc(X, hull, h, d1, d2, z1, z2):
 
 @numba.njit(cache=True, nogil=True)
 def sample_separating_cut(X, hull, h, d1, d2, z1, z2, rng):
-    """A line hitting the hull of (hull, z) but not the hull, for z outside it (the paper's Algorithm 6): theta with
-    density proportional to the part of z's projection interval the hull's does not cover, u uniform on that part.
-    That part is positive only for the directions of ``_separating_arc`` (and their opposites): a direction is drawn
-    uniformly on the arc and kept with probability gap / (distance from z to the hull, which bounds it), so that
-    the draw stays fast when z is close to a long edge. z is on the line's left side iff its projection is below
-    the hull's. Returns (theta, u)."""
+    """Draw a line that separates a point from a hull, uniformly among the lines that do (the paper's Algorithm 6).
+
+    A line hitting the hull of (hull, z) but not the hull, for z outside it: theta with density proportional to the
+    part of z's projection interval the hull's does not cover, u uniform on that part. That part is positive only
+    for the directions along which z projects beyond the hull (and their opposites): a direction is drawn uniformly
+    among them and kept with probability gap / (distance from z to the hull, which bounds it), so that the draw
+    stays fast when z is close to a long edge.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points (a forest's point store).
+    hull : ndarray of int64
+        The hull's rows of X, counter-clockwise (as ``hull_of`` gives them).
+    h : int
+        The number of its vertices.
+    d1, d2 : int
+        The pair of dimensions of the plane.
+    z1, z2 : float
+        The point, outside the hull, in the pair's coordinates.
+    rng : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    theta : float
+        The direction of the line's normal, in (0, pi].
+    u : float
+        Its position: z is on the line's left side iff its projection is below the hull's.
+    """
     bound = distance_to_hull(X, hull, h, d1, d2, z1, z2)
     start, length = _separating_arc(X, hull, h, d1, d2, z1, z2)
     while True:

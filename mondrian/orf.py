@@ -38,9 +38,38 @@ def _is_range(value) -> bool:
 
 
 class OnlineRandomTree(MondrianTree):
-    """One ORF tree: the node arrays (zero-width boxes), ``stats`` a ``_orf.LeafStats`` (label counts per node,
-    ranges and candidate tests per leaf that can still split), its random stream and ``max_depth`` (which leaves
-    keep tests depends on it). The kernels grow the arrays themselves: ``reserve`` is not used."""
+    """One tree of ``OnlineRandomForestClassifier``.
+
+    A ``MondrianTree`` whose node arrays have boxes of zero width (its splits are tests, not Mondrian cuts) and
+    whose statistics hold, per node, the label counts, and per leaf that can still split its range and candidate
+    tests. The kernels grow the arrays themselves: ``reserve`` is not used.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features.
+    n_classes : int
+        The number of classes.
+    n_tests : int
+        The candidate tests per leaf.
+    max_depth : int or None
+        The depth leaves stop at (which leaves keep tests depends on it).
+    rng : numpy.random.Generator
+        The tree's random stream.
+    dtype : numpy dtype, default=np.float64
+        The precision of the thresholds and ranges.
+
+    Attributes
+    ----------
+    nodes : TreeArrays
+        The node arrays (see ``MondrianTree``).
+    stats : LeafStats
+        Label counts per node, ranges and candidate tests per leaf.
+    rng : numpy.random.Generator
+        The tree's random stream.
+    max_depth : int or None
+        As given.
+    """
 
     def __init__(self, n_features: int, n_classes: int, n_tests: int, max_depth: int | None, rng, dtype=np.float64):
         super().__init__(empty_tree(0, dtype=dtype), rng, np.inf)
@@ -49,6 +78,7 @@ class OnlineRandomTree(MondrianTree):
 
     @property
     def n_tests(self) -> int:
+        """The number of candidate tests per leaf."""
         return self.stats.test_feature.shape[1]
 
     def __getstate__(self):
@@ -61,7 +91,7 @@ class OnlineRandomTree(MondrianTree):
 
 
 class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest):
-    """Online random forest classifier, ORF-Saffari (Saffari et al., 2009).
+    """Online random forest classifier, ORF-Saffari (Saffari et al., 2009), LRT14's online baseline.
 
     Each leaf keeps ``n_tests`` random tests x[f] <= t (f uniform over the features, t uniform in the leaf's range of
     x[f]) with the class weights each sends to either side. A leaf splits on its test of largest Gini gain once it
@@ -73,28 +103,64 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
 
     Parameters
     ----------
-    n_estimators : number of trees. 100, as in Saffari et al.'s experiments and LRT14's.
-    n_tests : candidate tests per leaf. 10, the value in Saffari's reference code (its conf/orf.conf,
-        numRandomTests, shipped with dna as the example data set; LRT14 used "the values used in" Saffari et al.'s
-        paper, whose text is not checked here).
-    min_samples_split : the paper's alpha, the weight a leaf must see before it may split (a point learnt k times by
-        online bagging counts k). 140, the reference code's counterThreshold; the paper's value is not checked here.
-    min_gain : the paper's beta, the least Gini gain of a split. 0.0: the reference code (the one LRT14 fed their
-        data to) has no such threshold, it splits any impure leaf that reached the count; the paper's beta is not
-        known to us (0.1 would be a guess). A zero gain (a pure leaf, or no test separating its points) never splits.
-    max_depth : the depth leaves stop at (root 0), or None for no limit. 10, the reference code's maxDepth (a guess
-        for the paper's experiments). Leaves at max_depth keep no tests.
-    n_passes : passes over each batch given to ``fit`` / ``partial_fit`` (each with fresh Poisson weights), rows in
-        the order given. 1 is the streaming setting. LRT14's "20 epochs (passes through the training data)" are
-        passes over the whole training set, each in a new random order, as in the reference code (which ships 10):
-        give ``partial_fit`` the shuffled training set once per epoch for that.
-    feature_range : None, or (low, high), the range every feature is known to lie in before any data (as for
-        features min-max scaled to [0, 1], LRT14's). Given it, the root's range starts as the box [low, high]^d and
-        it draws its tests at once, as in the reference code (which reads the range from the training set), so it
-        may split after min_samples_split; None: the root first learns the range of the data (see below).
-    random_state, n_jobs : as in ``MondrianForestClassifier``: one random stream per tree, threads over trees,
-        the same model for every n_jobs.
+    n_estimators : int, default=100
+        The number of trees: 100, as in Saffari et al.'s experiments and LRT14's.
+    n_tests : int, default=10
+        The candidate tests per leaf: 10, the value in Saffari's reference code (its conf/orf.conf, numRandomTests,
+        shipped with dna as the example data set; LRT14 used "the values used in" Saffari et al.'s paper, whose text
+        is not checked here).
+    min_samples_split : float, default=140
+        The paper's alpha, the weight a leaf must see before it may split (a point learnt k times by online bagging
+        counts k): 140, the reference code's counterThreshold; the paper's value is not checked here.
+    min_gain : float, default=0.0
+        The paper's beta, the least Gini gain of a split. 0.0: the reference code (the one LRT14 fed their data to)
+        has no such threshold, it splits any impure leaf that reached the count; the paper's beta is not known to us
+        (0.1 would be a guess). A zero gain (a pure leaf, or no test separating its points) never splits.
+    max_depth : int or None, default=10
+        The depth leaves stop at (root 0), or None for no limit: 10, the reference code's maxDepth (a guess for the
+        paper's experiments). Leaves at max_depth keep no tests.
+    n_passes : int, default=1
+        Passes over each batch given to ``fit`` / ``partial_fit`` (each with fresh Poisson weights), rows in the
+        order given; 1 is the streaming setting. LRT14's "20 epochs (passes through the training data)" are passes
+        over the whole training set, each in a new random order, as in the reference code (which ships 10): give
+        ``partial_fit`` the shuffled training set once per epoch for that.
+    feature_range : tuple of two floats or None, default=None
+        (low, high), the range every feature is known to lie in before any data (as for features min-max scaled to
+        [0, 1], LRT14's). Given it, the root's range starts as the box [low, high]^d and it draws its tests at once,
+        as in the reference code (which reads the range from the training set), so it may split after
+        min_samples_split; None: the root first learns the range of the data (see the Notes).
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+        for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    classes : array-like of shape (n_classes,) or None, default=None
+        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
+        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
+        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
+        from ``y``.
 
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        The number of features seen during the first ``fit`` or ``partial_fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    trees_ : list of OnlineRandomTree
+        The trees.
+    predict_params_ : ndarray
+        The parameters of the last call that learnt.
+
+    See Also
+    --------
+    mondrian.forest.MondrianForestClassifier : The online Mondrian forest LRT14 compare it with.
+
+    Notes
+    -----
     Parameters after fitting: ``min_samples_split``, ``min_gain``, ``n_passes`` and ``feature_range`` may change
     between ``partial_fit`` calls, which validate every parameter before touching the model; ``n_estimators``,
     ``n_tests`` and ``max_depth`` cannot ("call fit"). Predictions use the fitted trees only (set_params changes
@@ -120,6 +186,14 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     - Left out: the temporal knowledge weighting that discards trees by their out-of-bag error, which is for
       non-stationary streams, and the out-of-bag error estimate.
 
+    References
+    ----------
+    A. Saffari, C. Leistner, J. Santner, M. Godec, H. Bischof. *On-line random forests*, Computer Vision Workshops
+    (ICCV Workshops), IEEE, 2009.
+
+    LRT14: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests: efficient online random forests*, NeurIPS
+    2014 (its online baseline, ORF-Saffari).
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
@@ -144,6 +218,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         feature_range=None,
         random_state=None,
         n_jobs=None,
+        classes=None,
     ):
         self.n_estimators = n_estimators
         self.n_tests = n_tests
@@ -154,6 +229,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         self.feature_range = feature_range
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.classes = classes
 
     def _check_forecaster_params(self) -> float:
         if not _positive_int(self.n_tests):

@@ -36,15 +36,57 @@ ADAPTIVE = "adaptive"
 
 
 def lifetime_grid(n: int, d: int) -> np.ndarray:
-    """The default grid of the adaptive lifetime: 1, 2, 4, ... up to the first value >= n^(1/d), the lifetime whose
-    cells hold about one point each (MGS20's lam_n ~ n^(1/(d + 2 beta)) as the smoothness beta -> 0)."""
+    """Return the default grid of the adaptive lifetime.
+
+    1, 2, 4, ... up to the first value >= n^(1/d), the lifetime whose cells hold about one point each (MGS20's
+    lam_n ~ n^(1/(d + 2 beta)) as the smoothness beta goes to 0).
+
+    Parameters
+    ----------
+    n : int
+        The number of points the forest is fitted on (half of the data with the adaptive lifetime).
+    d : int
+        The number of features.
+
+    Returns
+    -------
+    ndarray
+        The grid, increasing powers of 2.
+
+    Examples
+    --------
+    >>> from mondrian.partition import lifetime_grid
+    >>> lifetime_grid(1000, 2).tolist()  # 1000 ** (1 / 2) = 31.6
+    [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+    """
     top = max(int(np.ceil(np.log2(max(n, 2) ** (1.0 / d)))), 0)
     return 2.0 ** np.arange(top + 1)
 
 
 def star(first: np.ndarray, others: np.ndarray, y: np.ndarray) -> tuple[int, float, np.ndarray]:
-    """Audibert's STAR step from the predictions ``first`` (of the ERM choice) over the segments to each row of
-    ``others``: (the row whose segment holds the least empirical square risk, its alpha, every row's risk)."""
+    """Apply Audibert's STAR step: the best point on the segments from one predictor to the others.
+
+    For each row b of ``others``, alpha = clip(sum (y - a)(b - a) / sum (b - a)^2, 0, 1) minimises the empirical
+    square risk of (1 - alpha) a + alpha b, a = ``first``.
+
+    Parameters
+    ----------
+    first : ndarray of shape (n_samples,)
+        The predictions a of the empirical risk minimiser.
+    others : ndarray of shape (n_candidates, n_samples)
+        The predictions of the candidates, one row each.
+    y : ndarray of shape (n_samples,)
+        The labels.
+
+    Returns
+    -------
+    best : int
+        The row whose segment holds the least empirical risk.
+    alpha : float
+        Its weight.
+    risks : ndarray of shape (n_candidates,)
+        The least empirical risk on each row's segment.
+    """
     step = others - first
     spread = (step**2).sum(axis=1)
     alphas = np.clip(
@@ -136,45 +178,103 @@ class _PartitionForest(BaseEstimator):
         return sum_over_trees(add, self.trees_, shape, self.n_jobs) / len(self.trees_)
 
     def empty_fraction(self, X, lifetime: float | None = None) -> np.ndarray:
-        """The fraction of the trees whose cell at each row of X (pruned at ``lifetime``, default the fitted
-        lifetime) holds no training point: where a tree predicts the empty cells' value (MGS20: 0), not the data."""
+        """Return the fraction of the trees whose cell at each row of X holds no training point.
+
+        There a tree predicts the empty cells' value (MGS20: 0), not the data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        lifetime : float, default=None
+            The lifetime the trees are pruned at, at most the fitted one; None: the fitted lifetime.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The fraction of trees at each row.
+        """
         check_is_fitted(self)
         return self._nested(X, [self.lifetime_ if lifetime is None else lifetime], empty_only=True)[0, :, 0]
 
 
 class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
-    """Purely random Mondrian forest regressor (Mourtada, Gaïffas and Scornet, 2020, Annals of Statistics).
+    """Purely random Mondrian forest regressor (MGS20).
+
+    Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
+    lie (the cost follows the cells holding points, not (1 + lifetime)^d); a cell predicts the mean label of the
+    training points it holds, ``empty_value`` when it holds none. The forest averages its trees, each fitted on all
+    the data (no bootstrap). Batch ``fit`` only.
 
     Parameters
     ----------
-    n_estimators : the number of trees M.
-    lifetime : the Mondrian lifetime lambda, a positive finite number (MGS20's minimax choice for a beta-Hölder
-        regression function: lambda_n ~ n^(1/(d + 2 beta))), or "adaptive" (chosen on half of the data, see above).
-    lifetimes : the grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
+    n_estimators : int, default=10
+        The number of trees M.
+    lifetime : float or "adaptive", default=1.0
+        The Mondrian lifetime lambda, a positive finite number (MGS20's minimax choice for a beta-Hölder regression
+        function: lambda_n ~ n^(1/(d + 2 beta))), or ``"adaptive"``: chosen on half of the data (see the Notes).
+    lifetimes : array-like of float or None, default=None
+        The grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
         ``lifetime_grid``).
-    inner_margin : eps, the adaptive choice scores the held-out points in [eps, 1 - eps]^d of the domain only.
-    domain : "auto" (the default): [0, 1]^d when X lies in it, as MGS20 sets it, else the box spanned by the training
-        data; "unit" (the paper's [0, 1]^d: X must lie in it) or "data" (the data's box) to say which. ``domain_``
-        holds the box used.
-    empty_value : the prediction of a cell that holds no training point (MGS20: 0).
-    random_state : None, an int, a RandomState or a Generator; each tree draws its partition from its own stream
-        spawned from it, so that results are the same for every ``n_jobs``.
-    n_jobs : threads over trees (None: 1, -1: all cores).
+    inner_margin : float, default=0.0
+        The margin eps in [0, 0.5): the adaptive choice scores the held-out points in [eps, 1 - eps]^d of the
+        domain only.
+    domain : {"auto", "unit", "data"}, default="auto"
+        ``"auto"``: [0, 1]^d when X lies in it, as MGS20 set it, else the box spanned by the training data;
+        ``"unit"`` (the paper's [0, 1]^d: X must lie in it) or ``"data"`` (the data's box) to say which.
+    empty_value : float, default=0.0
+        The prediction of a cell that holds no training point (MGS20: 0).
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the partitions: each tree draws from its own stream spawned from it, so that results are the
+        same for every ``n_jobs``. None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
 
     Attributes
     ----------
-    trees_ : the fitted trees (``MondrianTree``; stats: column 0 the number of points of each cell, column 1 the
-        sum of their labels, at every node).
-    domain_ : (lower, upper), the box the partitions were drawn on.
-    lifetime_ : the lifetime the partitions were drawn at (adaptive: the largest of the grid).
-    selection_ : adaptive only: dict of the grid ``lifetimes``, their held-out ``risks``, the ERM choice ``erm``, the
-        STAR partner ``partner``, its weight ``alpha`` and the ``star_risk`` of the combination.
-    n_features_in_ : the number of features.
-    empty_value_ : the empty cells' prediction, ``empty_value`` at fit.
+    trees_ : list of MondrianTree
+        The fitted trees (stats: column 0 the number of points of each cell, column 1 the sum of their labels, at
+        every node).
+    domain_ : tuple of ndarray
+        (lower, upper), the box the partitions were drawn on.
+    lifetime_ : float
+        The lifetime the partitions were drawn at (adaptive: the largest of the grid).
+    selection_ : dict
+        Adaptive only: the grid ``lifetimes``, their held-out ``risks``, the ERM choice ``erm``, the STAR partner
+        ``partner``, its weight ``alpha`` and the ``star_risk`` of the combination.
+    n_features_in_ : int
+        The number of features.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
+    empty_value_ : float
+        The empty cells' prediction, ``empty_value`` at fit.
+
+    See Also
+    --------
+    MondrianPartitionForestClassifier : The same partitions for classification.
+    mondrian.forest.MondrianForestRegressor : Online Mondrian trees restricted to the data (LRT14, MGS17).
+    mondrian.tree.sample_mondrian : One full Mondrian partition of a box.
+
+    Notes
+    -----
+    The partition at a smaller lifetime is the same tree pruned at it, so one fitted forest predicts at every
+    lifetime up to its own (MGS20's nested estimators): ``predict(X, lifetime)`` and ``predict_nested(X,
+    lifetimes)``.
+
+    ``lifetime="adaptive"`` chooses it from the data as MGS20 propose: the forest is fitted on a random half at the
+    largest lifetime of a geometric grid (ratio 2) and read at every grid value; on the other half (its points in
+    the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is taken, then Audibert's (2007) STAR
+    step (``star``): for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam, and the
+    combination of least empirical risk is the prediction.
 
     Every parameter is validated at ``fit`` and only read there: predictions use the fitted state (``trees_``,
     ``lifetime_``, ``empty_value_``, ``selection_``), so that ``set_params`` after fit changes no prediction; but
     ``n_jobs``, read (and validated) at every call, which never changes results.
+
+    References
+    ----------
+    MGS20: J. Mourtada, S. Gaïffas, E. Scornet. *Minimax optimal rates for Mondrian trees and forests*, The Annals of
+    Statistics, 2020.
 
     Examples
     --------
@@ -230,8 +330,28 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         return None if self._adaptive else float(self.lifetime)
 
     def fit(self, X, y):
-        """Draw the forest's partitions (where the data lie) and the mean label of every cell; with an adaptive
-        lifetime, on half of the data, the other half choosing the prediction."""
+        """Draw the forest's partitions where the data lie, and the mean label of every cell.
+
+        With the adaptive lifetime, on half of the data, the other half choosing the prediction.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training inputs.
+        y : array-like of shape (n_samples,)
+            The labels.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter or the data is invalid, if X is outside [0, 1]^d with ``domain="unit"``, or if no
+            held-out point lies in the inner box (the estimator is then left as it was).
+        """
         lifetime = self._check_params()
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
@@ -271,13 +391,40 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         return self
 
     def predict_nested(self, X, lifetimes) -> np.ndarray:
-        """Predictions of the forest pruned at each of ``lifetimes`` (increasing, at most the fitted lifetime), one
-        row per lifetime: MGS20's nested estimators, from one walk down each tree per point."""
+        """Predict with the forest pruned at each of several lifetimes (MGS20's nested estimators).
+
+        One walk down each tree per point gives every lifetime's prediction.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        lifetimes : array-like of float
+            Increasing lifetimes, at most the fitted one.
+
+        Returns
+        -------
+        ndarray of shape (n_lifetimes, n_samples)
+            One row of predictions per lifetime.
+        """
         return self._nested(X, lifetimes)[:, :, 0]
 
     def predict(self, X, lifetime: float | None = None) -> np.ndarray:
-        """The forest's prediction pruned at ``lifetime``; by default at the fitted lifetime, or with an adaptive
-        lifetime the STAR combination (1 - alpha) f_erm + alpha f_partner."""
+        """Predict with the forest pruned at a lifetime.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        lifetime : float, default=None
+            At most the fitted lifetime. None: the fitted lifetime, or with the adaptive lifetime the STAR
+            combination (1 - alpha) f_erm + alpha f_partner of ``selection_``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions.
+        """
         check_is_fitted(self)
         if lifetime is not None or not hasattr(self, "selection_"):
             return self.predict_nested(X, [self.lifetime_ if lifetime is None else lifetime])[0]
@@ -288,20 +435,53 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
 
 
 class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
-    """Purely random Mondrian forest classifier (MGS20's forest with cell label distributions): each cell predicts
-    the label distribution of the training points it holds, uniform in a cell that holds none; the forest averages.
+    """Purely random Mondrian forest classifier (MGS20's forest with cell label distributions).
+
+    Each cell predicts the label distribution of the training points it holds, uniform in a cell that holds none;
+    the forest averages. Batch ``fit`` only.
 
     Parameters
     ----------
-    n_estimators, lifetime (positive, finite), domain, random_state, n_jobs : as ``MondrianPartitionForestRegressor``
-        (the adaptive lifetime, a square-loss procedure, is the regressor's).
+    n_estimators : int, default=10
+        The number of trees.
+    lifetime : float, default=1.0
+        The Mondrian lifetime lambda, positive and finite (the adaptive lifetime, a square-loss procedure, is the
+        regressor's).
+    domain : {"auto", "unit", "data"}, default="auto"
+        The box the partitions are drawn on, as in ``MondrianPartitionForestRegressor``.
+    random_state : int, RandomState, Generator or None, default=None
+        The seed of the partitions (the regressor's tree streams). None: fresh entropy.
+    n_jobs : int or None, default=None
+        Threads over trees (None: 1, -1: all cores). It never changes the results.
 
     Attributes
     ----------
-    classes_ : the class labels; trees_, domain_, lifetime_, n_features_in_ : as the regressor's (stats: column 0
-        the number of points of each cell, then their count per class).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    trees_ : list of MondrianTree
+        The fitted trees (stats: column 0 the number of points of each cell, then their count per class).
+    domain_ : tuple of ndarray
+        (lower, upper), the box the partitions were drawn on.
+    lifetime_ : float
+        The lifetime the partitions were drawn at.
+    n_features_in_ : int
+        The number of features.
+    feature_names_in_ : ndarray of shape (n_features,)
+        The names of the features, when ``X`` had string column names (a DataFrame).
 
+    See Also
+    --------
+    MondrianPartitionForestRegressor : The same partitions for regression, with the adaptive lifetime.
+    mondrian.forest.MondrianForestClassifier : Online Mondrian trees restricted to the data (LRT14, MGS17).
+
+    Notes
+    -----
     As the regressor's, predictions use the fitted state; only ``n_jobs`` is read (and validated) at every call.
+
+    References
+    ----------
+    MGS20: J. Mourtada, S. Gaïffas, E. Scornet. *Minimax optimal rates for Mondrian trees and forests*, The Annals of
+    Statistics, 2020.
 
     Examples
     --------
@@ -331,7 +511,26 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
         return 1.0 / len(self.classes_)
 
     def fit(self, X, y):
-        """Draw the forest's partitions (where the data lie) and the label counts of every cell."""
+        """Draw the forest's partitions where the data lie, and the label counts of every cell.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training inputs.
+        y : array-like of shape (n_samples,)
+            The class labels.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter or the data is invalid, or if X is outside [0, 1]^d with ``domain="unit"`` (the estimator
+            is then left as it was).
+        """
         lifetime = self._check_lifetime(self.lifetime)
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C")
@@ -343,10 +542,37 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
         return self
 
     def predict_proba(self, X, lifetime: float | None = None) -> np.ndarray:
-        """Class probabilities of the forest pruned at ``lifetime`` (default: the fitted lifetime)."""
+        """Predict class probabilities with the forest pruned at a lifetime.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        lifetime : float, default=None
+            At most the fitted lifetime; None: the fitted lifetime.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probabilities, columns in the order of ``classes_``.
+        """
         check_is_fitted(self)
         return self._nested(X, [self.lifetime_ if lifetime is None else lifetime])[0]
 
     def predict(self, X, lifetime: float | None = None) -> np.ndarray:
+        """Predict the class of each row with the forest pruned at a lifetime.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        lifetime : float, default=None
+            At most the fitted lifetime; None: the fitted lifetime.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The label of largest probability (the first of ``classes_`` on ties).
+        """
         proba = self.predict_proba(X, lifetime)  # first: raises NotFittedError before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]

@@ -20,7 +20,8 @@ from mondrian._nodes import (
     reserved_rows,
 )
 from mondrian._points import NO_POINT, empty_lists
-from mondrian._process import sample_partition, sample_split
+from mondrian._process import sample_partition
+from mondrian._process import sample_split as _sample_split
 from mondrian._prune import prune
 from mondrian._route import apply
 from mondrian._validation import check_lifetime, check_random_state_seed
@@ -29,12 +30,56 @@ __all__ = ["MondrianTree", "sample_mondrian", "sample_split"]
 
 
 class MondrianTree:
-    """One Mondrian tree.
+    """One Mondrian tree: its node arrays, node statistics, random stream and lifetime.
 
-    ``nodes`` holds the structure (see ``TreeArrays``); ``stats`` one row of node
-    statistics per node whose columns the owning estimator defines; ``rng`` is the
-    tree's own random stream, kept across calls so that results do not depend on how
-    the data is batched into calls or on the number of threads.
+    The trees of the estimators (their ``trees_``) and of ``sample_mondrian``. Nodes are rows of parallel arrays;
+    a node is a leaf when it has no children or when its split time is at least the lifetime read, so that one tree
+    answers for every smaller lifetime (``pruned``, and the ``lifetime`` argument of the methods).
+
+    Parameters
+    ----------
+    nodes : TreeArrays
+        The node arrays.
+    rng : numpy.random.Generator
+        The tree's random stream.
+    lifetime : float
+        The tree's lifetime.
+    n_stats : int, default=0
+        The columns of the node statistics.
+    stats_dtype : numpy dtype, default=np.float64
+        The precision of the node statistics.
+
+    Attributes
+    ----------
+    nodes : TreeArrays
+        The structure, a named tuple of arrays with one row per node (capacity doubled as needed, ``n_nodes`` rows
+        in use): ``parent``, ``left``, ``right`` (-1 for none), ``feature`` and ``threshold`` of the split (x goes
+        left when ``x[feature] <= threshold``), ``split_time`` (inf at a leaf), and the box of the node's data,
+        ``box_lower`` and ``box_upper``; ``n_nodes`` and ``root`` are one-element arrays.
+    stats : ndarray of shape (capacity, n_stats)
+        One row of statistics per node, whose columns the owning estimator defines.
+    rng : numpy.random.Generator
+        The tree's own random stream, kept across calls so that results depend neither on how the data is batched
+        into calls nor on the number of threads.
+    lifetime : float
+        The tree's lifetime (an increasing lifetime's current value).
+    first_point, next_point : ndarray or None
+        The points each leaf holds, as linked lists into the forest's point store, for trees that revisit past
+        points; None otherwise.
+
+    See Also
+    --------
+    sample_mondrian : Draw a Mondrian partition of a box.
+
+    Examples
+    --------
+    >>> from mondrian import sample_mondrian
+    >>> tree = sample_mondrian(3.0, [0.0, 0.0], [1.0, 1.0], random_state=1)
+    >>> coarser, origin = tree.pruned(1.0)
+    >>> bool(coarser.n_leaves() <= tree.n_leaves())
+    True
+    >>> sorted(tree.arrays())[:3]
+    ['box_lower', 'box_upper', 'feature']
     """
 
     def __init__(
@@ -52,11 +97,38 @@ class MondrianTree:
     def empty(
         cls, n_features: int, rng, lifetime: float, n_stats: int = 0, dtype=np.float64, stats_dtype=np.float64
     ) -> MondrianTree:
-        """A tree with no node whose boxes hold points of ``dtype`` and whose statistics are ``stats_dtype``."""
+        """Make a tree with no node.
+
+        Parameters
+        ----------
+        n_features : int
+            The number of features.
+        rng : numpy.random.Generator
+            The tree's random stream.
+        lifetime : float
+            The tree's lifetime.
+        n_stats : int, default=0
+            The columns of the node statistics.
+        dtype : numpy dtype, default=np.float64
+            The precision of the boxes (that of the points the tree will hold).
+        stats_dtype : numpy dtype, default=np.float64
+            The precision of the statistics.
+
+        Returns
+        -------
+        MondrianTree
+            The empty tree.
+        """
         return cls(empty_tree(n_features, dtype=dtype), rng, lifetime, n_stats, stats_dtype)
 
     def reserve(self, n_new: int) -> None:
-        """Make room for ``n_new`` more nodes (doubling capacity) in the nodes and their statistics."""
+        """Make room for more nodes in the node arrays and their statistics (doubling the capacity).
+
+        Parameters
+        ----------
+        n_new : int
+            The number of nodes to make room for.
+        """
         nodes = reserved(self.nodes, n_new)
         self.stats = reserved_rows(self.stats, capacity(nodes))
         if self.first_point is not None:
@@ -64,7 +136,13 @@ class MondrianTree:
         self.nodes = nodes
 
     def keep_points(self, n_points: int) -> None:
-        """Keep the points of each leaf (as indices into the forest's ``PointStore``), room for ``n_points``."""
+        """Keep the points of each leaf, as indices into the forest's point store.
+
+        Parameters
+        ----------
+        n_points : int
+            The number of points the lists must be able to hold.
+        """
         if self.first_point is None:
             self.first_point = empty_lists(capacity(self.nodes))
             self.next_point = empty_lists(n_points)
@@ -73,44 +151,130 @@ class MondrianTree:
     # -- reading the tree (the node arrays trimmed to the nodes in use) ---------------------------
     @property
     def n_nodes(self) -> int:
+        """The number of nodes in use."""
         return int(self.nodes.n_nodes[0])
 
     @property
     def root(self) -> int:
+        """The index of the root node, -1 while the tree is empty."""
         return int(self.nodes.root[0])
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The node arrays in use, by name (a copy)."""
+        """Return the node arrays in use, by name.
+
+        Returns
+        -------
+        dict of str to ndarray
+            A copy of each per-node array of ``nodes``, trimmed to the nodes in use.
+        """
         n = self.n_nodes
         return {
             name: getattr(self.nodes, name)[:n].copy() for name in TreeArrays._fields if name not in ("n_nodes", "root")
         }
 
     def is_leaf(self, lifetime: float | None = None) -> np.ndarray:
+        """Tell which nodes are leaves of the tree read at a lifetime.
+
+        Parameters
+        ----------
+        lifetime : float, default=None
+            The lifetime; None: the tree's.
+
+        Returns
+        -------
+        ndarray of bool of shape (n_nodes,)
+            True for a node without children or whose split time is at least the lifetime (nodes that pruning
+            removes included: see ``depths``).
+        """
         lifetime = self.lifetime if lifetime is None else lifetime
         n = self.n_nodes
         return (self.nodes.left[:n] == NO_NODE) | (self.nodes.split_time[:n] >= lifetime)
 
     def depths(self, lifetime: float | None = None) -> np.ndarray:
-        """Depth of each node (root 0), -1 for nodes that pruning at ``lifetime`` removes."""
+        """Return the depth of each node.
+
+        Parameters
+        ----------
+        lifetime : float, default=None
+            The lifetime the tree is pruned at; None: the tree's.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes,)
+            The depth of each node (root 0), -1 for the nodes that pruning at the lifetime removes.
+        """
         return depths(self.nodes, self.lifetime if lifetime is None else lifetime)
 
     def leaves(self, lifetime: float | None = None) -> np.ndarray:
-        """Indices of the leaves of the tree pruned at ``lifetime``."""
+        """Return the leaves of the tree pruned at a lifetime.
+
+        Parameters
+        ----------
+        lifetime : float, default=None
+            The lifetime; None: the tree's.
+
+        Returns
+        -------
+        ndarray of int
+            The indices of the leaves.
+        """
         return np.flatnonzero(self.is_leaf(lifetime) & (self.depths(lifetime) >= 0))
 
     def n_leaves(self, lifetime: float | None = None) -> int:
+        """Count the leaves of the tree pruned at a lifetime.
+
+        Parameters
+        ----------
+        lifetime : float, default=None
+            The lifetime; None: the tree's.
+
+        Returns
+        -------
+        int
+            The number of leaves.
+        """
         return int(self.leaves(lifetime).shape[0])
 
     def apply(self, X: np.ndarray, lifetime: float | None = None) -> np.ndarray:
-        """Index of the leaf holding each row of X."""
+        """Return the leaf holding each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points.
+        lifetime : float, default=None
+            The lifetime the tree is pruned at; None: the tree's.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The index of the leaf of each row.
+
+        Raises
+        ------
+        ValueError
+            If the tree is empty.
+        """
         if self.root == NO_NODE:
             raise ValueError("the tree is empty")
         X = np.ascontiguousarray(X, dtype=self.nodes.box_lower.dtype)  # the precision the tree was grown in
         return apply(self.nodes, X, self.lifetime if lifetime is None else lifetime)
 
     def pruned(self, lifetime: float) -> tuple[MondrianTree, np.ndarray]:
-        """The tree pruned at ``lifetime`` (statistics dropped) and, per node, the node it comes from."""
+        """Return the tree pruned at a lifetime.
+
+        Parameters
+        ----------
+        lifetime : float
+            A positive lifetime (inf allowed).
+
+        Returns
+        -------
+        tree : MondrianTree
+            The pruned tree, at lifetime min(``lifetime``, the tree's), without statistics.
+        origin : ndarray
+            For each node of the pruned tree, the node of this tree it comes from.
+        """
         nodes, origin = prune(self.nodes, check_lifetime(lifetime))
         return MondrianTree(nodes, copy.deepcopy(self.rng), min(lifetime, self.lifetime)), origin
 
@@ -130,7 +294,40 @@ class MondrianTree:
 
 
 def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> MondrianTree:
-    """Draw MP(lifetime, [lower, upper]): a full Mondrian partition of the box, independent of any data.
+    """Draw a Mondrian partition MP(lifetime, [lower, upper]) of a box, independent of any data.
+
+    The whole process: every cell of the box is split until the lifetime (LRT14's SampleMondrianBlock, from the
+    box itself rather than the range of data).
+
+    Parameters
+    ----------
+    lifetime : float
+        A positive finite lifetime lambda.
+    lower, upper : array-like of shape (n_features,)
+        The corners of the box, finite, ``lower <= upper``.
+    random_state : int, RandomState, Generator or None, default=None
+        The seed; the tree keeps the stream drawn from it. None: fresh entropy.
+
+    Returns
+    -------
+    MondrianTree
+        The partition as a tree: its leaves are the cells.
+
+    Raises
+    ------
+    ValueError
+        If the lifetime is not positive and finite, or the box is not finite with ``lower <= upper``.
+
+    See Also
+    --------
+    sample_split : One split of a box.
+    MondrianTree : The tree it returns.
+
+    Notes
+    -----
+    On [0, 1]^d the expected number of cells is (1 + lifetime)^d (MGS20, Proposition 2). The cell holding x has
+    independent sides, each at a distance E / lifetime from x (E ~ Exp(1)) or on the box's side if that is nearer,
+    and two points share a cell with probability ``exp(-lifetime ||x - x'||_1)`` (MGS20, Proposition 1).
 
     Examples
     --------
@@ -140,11 +337,6 @@ def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> Mondria
     True
     >>> tree.apply([[0.5, 0.5]]).shape  # the leaf of each point
     (1,)
-    >>> import numpy as np
-    >>> from mondrian.tree import sample_split
-    >>> time, dimension, threshold = sample_split(np.zeros(2), np.ones(2), 0.0, 5.0, np.random.default_rng(0))
-    >>> bool(0.0 <= threshold <= 1.0) and dimension in (0, 1)
-    True
     """
     lifetime = check_lifetime(lifetime)
     if not np.isfinite(lifetime):
@@ -161,3 +353,46 @@ def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> Mondria
         empty_tree(lower.shape[0], min(int(2 * expected) + 1, 1 << 20)), lower, upper, lifetime, rng
     )
     return MondrianTree(nodes, rng, lifetime)
+
+
+def sample_split(lower, upper, start_time, lifetime, rng):
+    """Draw the next split of a box in a Mondrian process (LRT14's SplitCell).
+
+    The time to the split is exponential with rate the box's linear dimension (the sum of its sides); the dimension
+    is chosen proportionally to the sides, the threshold uniformly on the chosen side. A numba kernel.
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (n_features,)
+        The corners of the box, float64.
+    start_time : float
+        The time the box was created (its parent's split time; 0 for the root).
+    lifetime : float
+        The lifetime: no split at or after it.
+    rng : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    time : float
+        The split time, inf when there is no split before the lifetime (or the box has no width).
+    dimension : int
+        The split dimension, -1 when there is no split.
+    threshold : float
+        The threshold (0.0 when there is no split).
+
+    See Also
+    --------
+    sample_mondrian : A whole Mondrian partition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian.tree import sample_split
+    >>> time, dimension, threshold = sample_split(np.zeros(2), np.ones(2), 0.0, 5.0, np.random.default_rng(0))
+    >>> bool(0.0 <= threshold <= 1.0) and dimension in (0, 1)
+    True
+    >>> sample_split(np.zeros(2), np.zeros(2), 0.0, 5.0, np.random.default_rng(0))  # a box of no width
+    (inf, -1, 0.0)
+    """
+    return _sample_split(lower, upper, start_time, lifetime, rng)

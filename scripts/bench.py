@@ -86,8 +86,28 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         "instead of -step log K; (2) a node's loss is taken after its sample count is incremented, "
         "-log((n_y + a) / (n + 1 + K a)) instead of the forecast's -log((n_y + a) / (n + K a)).",
         "",
-        _markdown(tables["checks"], {"one-sample vs progressive, max |diff|": ".1e"}),
+        _markdown(
+            tables["checks"],
+            {"one-sample vs progressive, max |diff|": ".1e", "learn_one vs one-row partial_fit, max |diff|": ".1e"},
+        ),
         "",
+        "One-sample calls: the progressive loop adds the trees' predictions in another order (equal up to rounding); "
+        "learn_one and a one-row partial_fit take the same compiled path (equal bit for bit).",
+        "",
+        *(
+            [
+                "river's own evaluation loop (`river.evaluate.progressive_val_score` with `metrics.Accuracy`) on its "
+                "bundled Phishing stream, with AMFClassifier registered as a river classifier "
+                "(`river.base.Classifier.register`), against our predict_one-then-learn_one loop on the same rows:",
+                "",
+                _markdown(
+                    tables["river drop-in"], {"progressive_val_score accuracy": ".4f", "our loop's accuracy": ".4f"}
+                ),
+                "",
+            ]
+            if "river drop-in" in tables
+            else []
+        ),
         "### (b) Batch: fit on 70% (stratified, seed 0, scaler fitted on it), predict the other 30%",
         "",
         _markdown(

@@ -97,9 +97,31 @@ def amf_rows(tables: dict[str, pd.DataFrame], n_trees: int = 10) -> list[dict]:
                 "us per sample per tree": 1e6 / (speed * n_trees),
                 "bytes per node": float(per_node.iloc[0]) if len(per_node) else float("nan"),
                 "vs river": _ratio(river),
-                "vs onelearn": _ratio(ratio["online vs onelearn compiled (>= 3)"]) + " (compiled loop)",
+                "vs onelearn": _ratio(ratio["online vs onelearn compiled (>= 4)"]) + " (compiled loop)",
             }
         )
+        for rows_of, method, peer, peer_name in (
+            (
+                "arrays",
+                "ours learn_one / predict_proba_one on arrays",
+                "onelearn API one sample at a time",
+                "vs onelearn",
+            ),
+            ("dicts", "ours learn_one / predict_proba_one on dicts", "river learn_one / predict_proba_one", "vs river"),
+        ):
+            if method not in on.index or peer not in on.index:
+                continue
+            speed = on.loc[method, "samples/s"]
+            rows.append(
+                {
+                    "benchmark": "AMF one sample at a time (predict, then learn)",
+                    "ours": f"AMFClassifier.predict_proba_one + learn_one, {rows_of}",
+                    "data": f"{name}, {on.loc[method, 'rows']} rows",
+                    "samples/s": speed,
+                    "us per sample per tree": 1e6 / (speed * n_trees),
+                    peer_name: _ratio(speed / on.loc[peer, "samples/s"]) + " (its one-sample calls)",
+                }
+            )
         fits = batch[batch["dataset"] == name].set_index("method")
         if len(fits):
             for n_jobs in (1, 2):

@@ -62,7 +62,8 @@ def assert_equal_nested(a, b, path="model"):
 
 def model_state(model):
     """Everything a model is: its attributes, and its trees in full (whole node arrays and rng states)."""
-    attributes = {k: copy.deepcopy(v) for k, v in vars(model).items() if k != "trees_"}
+    # _typed_trees: a cache over the trees for the one-sample calls (numba typed lists of the trees' own arrays)
+    attributes = {k: copy.deepcopy(v) for k, v in vars(model).items() if k not in ("trees_", "_typed_trees")}
     trees = [tree_state(t) for t in model.trees_] if hasattr(model, "trees_") else None
     return attributes, trees
 

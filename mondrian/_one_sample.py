@@ -1,0 +1,95 @@
+"""One sample at a time, river's convention: a sample is a dict {feature name: value} or a 1-D array, and a forest
+whose forecaster has one-sample kernels (``learn_one_forest``, ``predict_one_forest``) runs each call as one compiled
+call over all its trees, given as numba typed lists (``TypedTrees``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.typed import List
+
+from mondrian._nodes import capacity
+
+# Nodes a tree may gain from one point (a new leaf and a new parent): what ``TypedTrees.room`` is counted in.
+NODES_PER_POINT = 2
+ROOM = 256
+
+
+def sample_keys(x: dict, known: tuple | None) -> tuple:
+    """The features of the dict sample x in the model's order: ``known`` (learnt from the first dict, or the fitted
+    feature names), or x's own order for a model that has learnt nothing yet. A missing or unknown feature is a
+    ValueError naming it (a zero in its place would be a silent change of the data)."""
+    if known is None:
+        return tuple(x)
+    if len(x) != len(known) or any(key not in x for key in known):
+        missing = [key for key in known if key not in x]
+        unknown = [key for key in x if key not in set(known)]
+        raise ValueError(
+            f"x must hold the features the model learnt, {len(known)} of them: "
+            + "; ".join(
+                part
+                for part in (
+                    f"missing {missing!r}" if missing else "",
+                    f"not learnt {unknown!r}" if unknown else "",
+                )
+                if part
+            )
+        )
+    return known
+
+
+def one_row(x, known_keys: tuple | None, n_features: int | None, dtype) -> np.ndarray:
+    """The sample x as a (1, n_features) C-contiguous row of ``dtype`` (values are checked by the caller's
+    kernels or validation). ``known_keys``: the feature order a dict sample follows (None before any)."""
+    if isinstance(x, dict):
+        keys = sample_keys(x, known_keys)
+        values = [x[key] for key in keys]
+    else:
+        values = x
+    try:  # contiguous: a row of a Fortran-ordered array would compile anew; too large a value: inf, refused later
+        with np.errstate(over="ignore"):
+            row = np.ascontiguousarray(values, dtype=dtype)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"x must hold numbers: {error}") from None
+    if row.ndim != 1:
+        raise ValueError(
+            f"x must be one sample, a dict {{feature: value}} or a 1-D array, got an array of shape {row.shape}; "
+            "learn or predict many rows with partial_fit / predict"
+        )
+    if n_features is not None and row.shape[0] != n_features:
+        raise ValueError(f"x has {row.shape[0]} features, but the model is expecting {n_features} features")
+    return row.reshape(1, -1) if row.flags.writeable else row.reshape(1, -1).copy()  # read-only: compiled anew
+
+
+class TypedTrees:
+    """The fitted trees' node arrays, statistics and random streams as numba typed lists, which a compiled call
+    receives at the cost of one argument (a tuple of trees would be typed element by element on every call). The
+    lists hold the trees' own arrays and generators, so the kernels change the trees themselves. Valid while the
+    trees keep their arrays: built again when ``trees_`` is replaced and after any call that learnt through the
+    arrays path (which may grow them); ``room`` counts the points every tree can still take, and ``make_room``
+    grows the trees when it runs out."""
+
+    def __init__(self, trees: list, widest: float, n_outputs: int):
+        self.trees = trees  # the list these were built from (``trees_`` replaced: built again)
+        self.rngs = List([tree.rng for tree in trees])
+        self._list_arrays()
+        self.widest = widest  # the widest side a box may have (``OnlineForest._widest_side``)
+        # the parameters the last learn_one validated (values by identity) and their kernel parameters
+        self.learnt_with: tuple | None = None
+        self.learn_params: np.ndarray | None = None
+        self.predicted_with: tuple | None = None  # the same for predictions, with the learnt parameters
+        self.predict_params: np.ndarray | None = None
+        self.target = np.empty(1)  # the encoded label of the sample being learnt
+        self.out = np.empty((1, n_outputs))  # a prediction
+        self.class_index: dict | None = None  # a classifier's label -> index in classes_, made on first use
+
+    def _list_arrays(self) -> None:
+        self.nodes = List([tree.nodes for tree in self.trees])
+        self.stats = List([tree.stats for tree in self.trees])
+        self.room = min(capacity(tree.nodes) - tree.n_nodes for tree in self.trees) // NODES_PER_POINT
+
+    def make_room(self) -> None:
+        """Grow every tree to room for as many more points as it has nodes (at least ROOM), so that this happens
+        rarely; the caller knows the next sample will be learnt (a refused sample changes no tree)."""
+        for tree in self.trees:
+            tree.reserve(NODES_PER_POINT * max(ROOM, tree.n_nodes))
+        self._list_arrays()
