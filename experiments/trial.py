@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from experiments.config import flatten, to_plain
 from experiments.data import Dataset, load_dataset
 from experiments.protocols.result import TrialResult
+from experiments.warm_up import warm_up
 
 TRIAL_KEYS = ("dataset", "model", "protocol", "seed")
 # Settings that change how fast a trial runs, never what it computes: left out of its identity.
@@ -105,6 +106,8 @@ def execute(trial: dict) -> tuple[TrialResult, Dataset | None]:
         inputs["dataset"] = load_dataset(cfg.dataset)
     if "model" in trial:
         inputs["model"] = lambda: instantiate(cfg.model.estimator)
+        if "dataset" in inputs:
+            warm_up(inputs["model"], inputs["dataset"])  # compile before any clock starts
     protocol = instantiate(cfg.protocol.run, _partial_=True)
     return protocol(seed=trial.get("seed", 0), **inputs), inputs.get("dataset")
 
