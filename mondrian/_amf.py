@@ -307,8 +307,9 @@ def weighted_depth(tree, stats, X, out):
 
 
 # -- one sample over the whole forest (``OnlineForest.learn_one`` / ``predict_proba_one``) --------------------------
-# One compiled call per sample for all the trees, given as numba typed lists: a call per tree from Python costs more
-# than the tree's work on one row (argument typing and reference counting of the ten node arrays).
+# One compiled call per sample for all the trees, given as a numba typed list of (node arrays, statistics, random
+# stream) per tree: a call per tree from Python costs more than the tree's work on one row (argument typing and
+# reference counting of the ten node arrays), and one list argument is typed faster than three.
 ONE_OK, ONE_NOT_FINITE, ONE_TOO_WIDE = 0, 1, 2
 
 
@@ -332,28 +333,30 @@ def _one_row_code(tree, x, widest):
 
 
 @numba.njit(cache=True, nogil=True)
-def learn_one_forest(trees, stats, rngs, X, y, onehot, params, widest):
+def learn_one_forest(forest, X, y, onehot, params, widest):
     """Every tree learns the single row (X[0], y[0]), in order, as ``learn`` would; returns ONE_OK, or the reason
     the row was refused (then no tree changed). The caller reserved 2 nodes per tree."""
-    code = _one_row_code(trees[0], X[0], widest)
+    code = _one_row_code(forest[0][0], X[0], widest)
     if code != ONE_OK:
         return code
-    for t in range(len(trees)):
-        learn(trees[t], stats[t], X, y, onehot, np.inf, params, rngs[t])
+    for t in range(len(forest)):
+        tree, stats, rng = forest[t]
+        learn(tree, stats, X, y, onehot, np.inf, params, rng)
     return ONE_OK
 
 
 @numba.njit(cache=True, nogil=True)
-def predict_one_forest(trees, stats, X, onehot, params, out):
+def predict_one_forest(forest, X, onehot, params, out):
     """out[0] = the mean of the trees' predictions at X[0], added and divided as ``OnlineForest._mean_prediction``
     does, and clipped to [0, 1] as ``predict_proba`` does (classification); False if X[0] is not finite."""
     for f in range(X.shape[1]):
         if not np.isfinite(X[0, f]):
             return False
     out[:] = 0.0
-    for t in range(len(trees)):
-        predict(trees[t], stats[t], X, onehot, np.inf, params, out)
-    out /= len(trees)
+    for t in range(len(forest)):
+        tree, stats, _ = forest[t]
+        predict(tree, stats, X, onehot, np.inf, params, out)
+    out /= len(forest)
     if onehot:
         for k in range(out.shape[1]):
             out[0, k] = min(max(out[0, k], 0.0), 1.0)

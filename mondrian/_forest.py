@@ -11,6 +11,7 @@ import warnings
 from contextlib import contextmanager
 from functools import cache
 from operator import attrgetter, is_
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -20,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mondrian._compile import announce_first_compile
 from mondrian._one_sample import TypedTrees, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
-from mondrian._validation import check_n_jobs, tree_streams
+from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
 from mondrian.tree import MondrianTree
 
 # Rows per block in progressive validation: bounds the per-tree buffers, not the results.
@@ -68,7 +69,14 @@ def unchanged_on_failure(estimator):
 class OnlineForest(BaseEstimator):
     """What every online Mondrian forest shares: validation, trees with their own random streams, threads,
     failure atomicity. A subclass names its ``_forecaster`` (a kernel module with ``n_stats``, ``learn``,
-    ``predict`` and ``progressive``), its ``_kernel_params`` and its lifetime; a task mixin encodes targets."""
+    ``predict`` and ``progressive``), its ``_kernel_params`` and its lifetime, and declares its parameters in
+    ``_parameter_constraints`` (these, with its own); a task mixin encodes targets."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_estimators": [POSITIVE_INT],
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+    }
 
     _onehot: bool
     _forecaster = None
@@ -89,7 +97,8 @@ class OnlineForest(BaseEstimator):
 
     # -- hooks of the forecaster ----------------------------------------------------------------
     def _check_forecaster_params(self) -> float:
-        """Check the forecaster's parameters; return the trees' lifetime."""
+        """Check what the constraints cannot express (one parameter's meaning depending on another); return the
+        trees' lifetime."""
         ...
 
     def _kernel_params(self) -> np.ndarray: ...
@@ -108,14 +117,16 @@ class OnlineForest(BaseEstimator):
 
     # -- shared machinery -----------------------------------------------------------------------
     def _check_params(self) -> float:
-        if (
-            isinstance(self.n_estimators, bool)
-            or not isinstance(self.n_estimators, numbers.Integral)
-            or self.n_estimators < 1
-        ):
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
-        check_n_jobs(self.n_jobs)
+        """Check every parameter against its constraints, but random_state (read, and checked, when the trees are
+        started: ``_tree_streams``), then the forecaster's; return the trees' lifetime."""
+        check_params(self, *(name for name in self._parameter_constraints if name != "random_state"))
         return self._check_forecaster_params()
+
+    def _tree_streams(self) -> list[np.random.Generator]:
+        """One random stream per tree, spawned from random_state, which is checked here: it is read only when the
+        trees are started."""
+        check_params(self, "random_state")
+        return tree_streams(self.random_state, self.n_estimators)
 
     def _started_lifetime(self):
         """The lifetime setting the trees were started with (``_check_forecaster_params``'s value then)."""
@@ -207,7 +218,7 @@ class OnlineForest(BaseEstimator):
         n_stats = self._forecaster.n_stats(self._n_outputs)
         return [
             MondrianTree.empty(n_features, rng, lifetime, n_stats, self._dtype, self._stats_dtype)
-            for rng in tree_streams(self.random_state, self.n_estimators)
+            for rng in self._tree_streams()
         ]
 
     # -- per-tree steps (a forest whose trees revisit past points keeps them, and overrides these) --------------
@@ -259,9 +270,9 @@ class OnlineForest(BaseEstimator):
 
     def _one_row(self, x) -> np.ndarray:
         """The sample x as a (1, n_features) row in the trees' precision."""
-        if type(x) is np.ndarray and x.dtype == self._dtype and x.shape == (getattr(self, "n_features_in_", -1),):
-            if x.flags.c_contiguous and x.flags.writeable:  # already what the kernels take (the common case)
-                return x.reshape(1, -1)
+        ready = type(x) is np.ndarray and x.dtype == self._dtype and x.flags.c_contiguous and x.flags.writeable
+        if ready and x.shape == (getattr(self, "n_features_in_", -1),):  # already what the kernels take
+            return x.reshape(1, -1)
         if not hasattr(self, "trees_"):
             return one_row(x, None, None, self._dtype)
         keys = self._sample_keys() if isinstance(x, dict) else None
@@ -324,9 +335,7 @@ class OnlineForest(BaseEstimator):
                 return False
             typed.make_room()
         typed.target[0] = target
-        code = self._forecaster.learn_one_forest(
-            typed.nodes, typed.stats, typed.rngs, row, typed.target, self._onehot, params, typed.widest
-        )
+        code = self._forecaster.learn_one_forest(typed.forest, row, typed.target, self._onehot, params, typed.widest)
         if code:
             return False
         typed.room -= 1
@@ -354,7 +363,7 @@ class OnlineForest(BaseEstimator):
         if self._one_sample_kernels:
             typed = self._typed()
             params = self._predict_one_params(typed)
-            if self._forecaster.predict_one_forest(typed.nodes, typed.stats, row, self._onehot, params, typed.out):
+            if self._forecaster.predict_one_forest(typed.forest, row, self._onehot, params, typed.out):
                 return typed.out[0].tolist()
         with _rows_in_feature_order():  # no kernels, or x not finite (then predict's usual error)
             mean = self._mean_prediction(row)[0]
@@ -446,7 +455,7 @@ class OnlineForest(BaseEstimator):
 
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self, "trees_")
-        check_n_jobs(self.n_jobs)
+        check_params(self, "n_jobs")  # read by predictions, may change at any time (it never changes results)
         plain = self._plain_X(X)
         if plain is not None:
             return plain

@@ -61,17 +61,16 @@ def one_row(x, known_keys: tuple | None, n_features: int | None, dtype) -> np.nd
 
 
 class TypedTrees:
-    """The fitted trees' node arrays, statistics and random streams as numba typed lists, which a compiled call
-    receives at the cost of one argument (a tuple of trees would be typed element by element on every call). The
-    lists hold the trees' own arrays and generators, so the kernels change the trees themselves. Valid while the
-    trees keep their arrays: built again when ``trees_`` is replaced and after any call that learnt through the
-    arrays path (which may grow them); ``room`` counts the points every tree can still take, and ``make_room``
+    """The fitted trees as one numba typed list of (node arrays, statistics, random stream), ``forest``, which a
+    compiled call receives at the cost of one argument (a tuple of trees would be typed element by element on every
+    call). The list holds the trees' own arrays and generators, so the kernels change the trees themselves. Valid
+    while the trees keep their arrays: built again when ``trees_`` is replaced and after any call that learnt through
+    the arrays path (which may grow them); ``room`` counts the points every tree can still take, and ``make_room``
     grows the trees when it runs out."""
 
     def __init__(self, trees: list, widest: float, n_outputs: int):
         self.trees = trees  # the list these were built from (``trees_`` replaced: built again)
-        self.rngs = List([tree.rng for tree in trees])
-        self._list_arrays()
+        self._list_trees()
         self.widest = widest  # the widest side a box may have (``OnlineForest._widest_side``)
         # the parameters the last learn_one validated (values by identity) and their kernel parameters
         self.learnt_with: tuple | None = None
@@ -82,9 +81,8 @@ class TypedTrees:
         self.out = np.empty((1, n_outputs))  # a prediction
         self.class_index: dict | None = None  # a classifier's label -> index in classes_, made on first use
 
-    def _list_arrays(self) -> None:
-        self.nodes = List([tree.nodes for tree in self.trees])
-        self.stats = List([tree.stats for tree in self.trees])
+    def _list_trees(self) -> None:
+        self.forest = List([(tree.nodes, tree.stats, tree.rng) for tree in self.trees])
         self.room = min(capacity(tree.nodes) - tree.n_nodes for tree in self.trees) // NODES_PER_POINT
 
     def make_room(self) -> None:
@@ -92,4 +90,4 @@ class TypedTrees:
         rarely; the caller knows the next sample will be learnt (a refused sample changes no tree)."""
         for tree in self.trees:
             tree.reserve(NODES_PER_POINT * max(ROOM, tree.n_nodes))
-        self._list_arrays()
+        self._list_trees()

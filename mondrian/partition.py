@@ -16,10 +16,12 @@ prediction.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -28,7 +30,15 @@ from mondrian._compile import announce_first_compile
 from mondrian._forest import unchanged_on_failure, writeable
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
-from mondrian._validation import check_choice, check_lifetime, check_n_jobs, tree_streams
+from mondrian._validation import (
+    N_JOBS,
+    POSITIVE_FINITE,
+    POSITIVE_INT,
+    RANDOM_STATE,
+    Interval,
+    check_params,
+    tree_streams,
+)
 from mondrian.tree import MondrianTree
 
 DOMAINS = ("auto", "unit", "data")
@@ -102,6 +112,14 @@ class _PartitionForest(BaseEstimator):
     subclass says whether targets are one-hot (``_onehot``), their number of outputs and the empty cells' value."""
 
     _onehot = False
+    _parameter_constraints: ClassVar[dict] = {
+        "n_estimators": [POSITIVE_INT],
+        # finite: a purely random partition splits without end otherwise
+        "lifetime": [POSITIVE_FINITE],
+        "domain": [StrOptions(set(DOMAINS))],
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+    }
 
     @property
     def _n_outputs(self) -> int:
@@ -110,17 +128,10 @@ class _PartitionForest(BaseEstimator):
     def _empty_value(self) -> float:
         return self.empty_value_  # the fitted value: set_params(empty_value=...) changes no prediction until fit
 
-    def _check_lifetime(self, lifetime) -> float:
-        """The common checks (number of trees, domain) and the fixed lifetime, positive and finite."""
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {n!r}")
-        check_choice("domain", self.domain, DOMAINS)
-        check_n_jobs(self.n_jobs)
-        lifetime = check_lifetime(lifetime)
-        if not np.isfinite(lifetime):
-            raise ValueError("lifetime must be finite: a purely random partition splits without end otherwise")
-        return lifetime
+    def _check_params(self) -> float | None:
+        """The fixed lifetime (None when adaptive), after checking every parameter (all are read by fit)."""
+        self._validate_params()
+        return None if isinstance(self.lifetime, str) else float(self.lifetime)
 
     def _domain(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         within_unit = not X.size or (X.min() >= 0.0 and X.max() <= 1.0)
@@ -149,7 +160,7 @@ class _PartitionForest(BaseEstimator):
 
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self)
-        check_n_jobs(self.n_jobs)  # read by predictions, may change at any time (it never changes results)
+        check_params(self, "n_jobs")  # read by predictions, may change at any time (it never changes results)
         return writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
 
     def _checked_lifetimes(self, lifetimes) -> np.ndarray:
@@ -289,6 +300,14 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_PartitionForest._parameter_constraints,
+        "lifetime": [POSITIVE_FINITE, StrOptions({ADAPTIVE})],
+        "lifetimes": ["array-like", None],  # increasing positive finite numbers, checked in _check_params
+        "inner_margin": [Interval(Real, 0, 0.5, closed="left")],
+        "empty_value": [Interval(Real, None, None, closed="neither")],  # finite
+    }
+
     def __init__(
         self,
         n_estimators: int = 10,
@@ -309,25 +328,17 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    @property
-    def _adaptive(self) -> bool:
-        return isinstance(self.lifetime, str) and self.lifetime == ADAPTIVE
-
     def _check_params(self) -> float | None:
-        """The fixed lifetime (None when adaptive), after checking every parameter."""
-        self._check_lifetime(1.0 if self._adaptive else self.lifetime)
-        margin = self.inner_margin
-        if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not 0.0 <= margin < 0.5:
-            raise ValueError(f"inner_margin must be a number in [0, 0.5), got {margin!r}")
+        lifetime = super()._check_params()
         if self.lifetimes is not None:
-            grid = np.asarray(self.lifetimes, dtype=np.float64)
+            try:
+                grid = np.asarray(self.lifetimes, dtype=np.float64)
+            except (TypeError, ValueError):  # not numbers
+                grid = np.full(0, np.nan)
             valid = grid.ndim == 1 and grid.size > 0 and np.all(np.isfinite(grid) & (grid > 0))
             if not valid or np.any(np.diff(grid) <= 0):
                 raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
-        empty = self.empty_value
-        if isinstance(empty, bool) or not isinstance(empty, numbers.Real) or not np.isfinite(empty):
-            raise ValueError(f"empty_value must be a finite number, got {empty!r}")
-        return None if self._adaptive else float(self.lifetime)
+        return lifetime
 
     def fit(self, X, y):
         """Draw the forest's partitions where the data lie, and the mean label of every cell.
@@ -531,7 +542,7 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
             If a parameter or the data is invalid, or if X is outside [0, 1]^d with ``domain="unit"`` (the estimator
             is then left as it was).
         """
-        lifetime = self._check_lifetime(self.lifetime)
+        lifetime = self._check_params()
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C")
             check_classification_targets(y)

@@ -286,5 +286,5 @@ def test_text_rule_cuts_pile_up_where_the_law_rule_keeps_the_batch_law():
 
 def test_leaf_sampling_is_checked():
     X, y = np.random.default_rng(0).random((10, 2)), np.arange(10) % 2
-    with pytest.raises(ValueError, match="leaf_sampling must be one of"):
+    with pytest.raises(ValueError, match="'leaf_sampling' parameter of OnlineBSPForestClassifier must be a str among"):
         OnlineBSPForestClassifier(leaf_sampling="fresh").fit(X, y)

@@ -222,7 +222,7 @@ def test_a_bad_prediction_rule_set_after_fit_is_refused_by_predictions_and_learn
     clf = AMFClassifier(n_estimators=2, random_state=0).fit(X, Y_CLASS)
     clf.set_params(prediction="bad")
     for call in (lambda: clf.predict_proba(Q), lambda: clf.partial_fit(X2, Y2_CLASS)):
-        with pytest.raises(ValueError, match="prediction must be one of"):
+        with pytest.raises(ValueError, match="'prediction' parameter of AMFClassifier must be a str among"):
             call()
 
 

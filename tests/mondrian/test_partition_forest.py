@@ -104,7 +104,7 @@ def test_deterministic_thread_independent_and_picklable():
     "params, message",
     [
         ({"n_estimators": 0}, "n_estimators"),
-        ({"lifetime": np.inf}, "finite"),
+        ({"lifetime": np.inf}, r"'lifetime' parameter .* must be a float in the range \(0.0, inf\)"),  # finite
         ({"lifetime": -1.0}, "lifetime"),
         ({"domain": "cube"}, "domain"),
         ({"empty_value": np.nan}, "empty_value"),
