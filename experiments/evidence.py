@@ -328,13 +328,15 @@ def import_all(tracker: Tracker, root: Path = ROOT) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m experiments.evidence", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     exporting = commands.add_parser("export", help="the store's complete run of a figure -> its committed evidence")
-    exporting.add_argument("figure")
-    exporting.add_argument("--profile", default="paper")
+    exporting.add_argument("figure", help="a figure id (conf/figure/<id>.yaml)")
+    exporting.add_argument("--profile", default="paper", help="the profile of the run to export (default: paper)")
     redrawing = commands.add_parser("redraw", help="committed figures drawn again from their evidence")
-    redrawing.add_argument("figures", nargs="*", help="figure ids (default: every figure with evidence)")
+    redrawing.add_argument(
+        "figures", nargs="*", help="figure ids (default: every figure with evidence; an id without evidence is skipped)"
+    )
     importing = commands.add_parser("import", help="every evidence into the store, with its run ids")
     for command in (exporting, importing):
         command.add_argument("--uri", help="the MLflow store (default: the harness's, tracking.uri)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import sys
 import threading
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 from joblib import Parallel, delayed
 
 from experiments.data.catalog import data_home
+from experiments.progress import lines_beside_bars, say
 from experiments.store import sqlite_file
 from experiments.trial import TrialOutcome, run_trial
 
@@ -74,9 +76,14 @@ def _watch_driver(driver: int) -> None:
 
 
 def _watched(run: Callable[[dict], TrialOutcome], trial: dict, driver: int) -> TrialOutcome:
-    """``run(trial)``, in a process that watches the ``driver`` (from its first trial on) when it is not the driver."""
+    """``run(trial)``, in a process that watches the ``driver`` (from its first trial on) when it is not the driver.
+    Such a worker also leaves Ctrl-C to the driver (a terminal sends it to every process of the command: the driver
+    stops the sweep and its workers, which would each print a traceback), and writes its log lines and warnings below
+    the driver's progress bar."""
     if os.getpid() != driver and driver not in _watching:
         _watching.add(driver)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        lines_beside_bars()
         threading.Thread(target=_watch_driver, args=(driver,), name="watch-driver", daemon=True).start()
     return run(trial)
 
@@ -119,7 +126,7 @@ class DaskLauncher:
 
         with self.connect() as client:
             for note in worker_notes(client.run(data_home), data_home(), self.tracking_uri):
-                print(f"warning: {note}", file=sys.stderr)
+                say(f"warning: {note}", file=sys.stderr)
             futures = client.map(run_trial, trials, pure=False)
             trial_of = {future.key: trial for future, trial in zip(futures, trials, strict=True)}
             try:

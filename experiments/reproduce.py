@@ -12,11 +12,12 @@ from hydra.utils import instantiate
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID
 from omegaconf import DictConfig
 
-from experiments.config import compose, grid_overrides
+from experiments.config import compose, grid_overrides, setting
 from experiments.data import DatasetUnavailable, catalog
-from experiments.data.fetch import parsed
+from experiments.data.fetch import available_here, parsed
 from experiments.figures import note_missing, save_figure, save_tables
-from experiments.sweep import SweepReport, run_sweep
+from experiments.progress import say
+from experiments.sweep import SweepInterrupted, SweepReport, run_sweep
 from experiments.tracking import RunRecord, Tracker
 from experiments.trial import trial_config, trial_hash
 
@@ -67,7 +68,11 @@ def fetch_datasets(trials: list[dict]) -> dict[str, str]:
     download the same file); returns the ones that cannot be had, with the reasons."""
     missing = {}
     for name in sorted({n for n in map(catalog_name, trials) if n is not None}):
-        if catalog.entry(name).synthetic:
+        entry = catalog.entry(name)
+        if entry.synthetic:
+            continue
+        if entry.derived_from in missing:  # its parent's files, just found missing: not asked for twice
+            missing[name] = f"dataset {name!r} reads {entry.derived_from}'s files, which cannot be had (above)"
             continue
         try:
             parsed(name)
@@ -95,6 +100,28 @@ def plan_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> FigurePlan:
     return FigurePlan(cfg, trials, fetch_datasets(trials))
 
 
+def profiles_here(cfg: DictConfig) -> list[str]:
+    """The figure's other profiles whose datasets are all here (generated, in the cache or in an installed
+    distribution): those that run without the network, e.g. the LIBSVM figures' offline profile."""
+    here = []
+    for profile in (p for p in cfg.figure.profiles if p != cfg.profile):
+        trials = figure_trials(compose([f"figure={cfg.figure.id}", f"profile={profile}"]))
+        if all(available_here(name) for name in {catalog_name(t) for t in trials} - {None}):
+            here.append(profile)
+    return here
+
+
+def stopped_line(cfg: DictConfig) -> str:
+    """What a figure stopped for want of datasets says: fetch them, run a profile whose datasets are here, or draw
+    without them (in make's variables when make started the command)."""
+    choices = [setting("profile", profile) for profile in profiles_here(cfg)]
+    instead = f", run a profile whose datasets are all here ({' or '.join(choices)})" if choices else ""
+    return (
+        f"{cfg.figure.id}: stopped; fetch the datasets above{instead}, or re-run with "
+        f"{setting('allow_missing', 'true')} to draw without them"
+    )
+
+
 def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = (), plan: FigurePlan | None = None, bar=None) -> int:
     """Run the figure's missing trials, draw it from the runs, check its claims. Returns an exit status.
 
@@ -105,21 +132,21 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = (), plan: Fig
     tracker = Tracker.from_config(cfg.tracking)
     tags = {"figure": figure.id, "profile": cfg.profile}
     plan = plan or plan_figure(cfg, trial_overrides)
-    print(f"{figure.id} (profile {cfg.profile}): {len(plan.trials)} trials, runs in {tracker.uri}")
+    say(f"{figure.id} (profile {cfg.profile}): {len(plan.trials)} trials, runs in {tracker.uri}")
     missing, trials = plan.missing, plan.runnable
     for reason in missing.values():
-        print(reason)
+        say(reason)
     if missing and not cfg.allow_missing:
-        print(f"{figure.id}: stopped; fetch the datasets above or re-run with allow_missing=true to draw without them")
+        say(stopped_line(cfg))
         return 1
     if missing:
         tags["missing_datasets"] = ",".join(missing)
         if not trials:
             others = [p for p in figure.profiles if p != cfg.profile]
-            print(f"{figure.id}: every dataset of profile {cfg.profile} is missing, nothing to draw; other profiles: "
-                  f"{', '.join(others)}")  # fmt: skip
+            say(f"{figure.id}: every dataset of profile {cfg.profile} is missing, nothing to draw; other profiles: "
+                f"{', '.join(others)}")  # fmt: skip
             return 1
-        print(f"{figure.id}: allow_missing=true, drawn without {', '.join(missing)}")
+        say(f"{figure.id}: allow_missing=true, drawn without {', '.join(missing)}")
     hashes = [trial_hash(t) for t in trials]
     parent_tags = {**tags, "trials_hash": hashlib.sha256("".join(sorted(hashes)).encode()).hexdigest()}
     name = f"figure {figure.id}" if cfg.profile == "paper" else f"figure {figure.id} ({cfg.profile})"
@@ -128,8 +155,11 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = (), plan: Fig
     with tracker.figure_run(figure.id, name, parent_tags) as parent:
         tags[MLFLOW_PARENT_RUN_ID] = parent.run_id
         report = run_sweep(trials, tracker, figure.id, launcher, tags, bar)
-        print(report)
-        drawn = draw_and_log(cfg, tracker, parent.run_id, tracker.load_runs(figure.id, hashes), missing, report)
+        say(report)
+        try:
+            drawn = draw_and_log(cfg, tracker, parent.run_id, tracker.load_runs(figure.id, hashes), missing, report)
+        except KeyboardInterrupt:
+            raise SweepInterrupted(figure.id, report) from None  # the trials are done: the same command draws it
         parent.status = "FINISHED" if drawn and not report.failed else "FAILED"
     return 0 if parent.status == "FINISHED" else 1
 
@@ -141,18 +171,18 @@ def draw_and_log(
     After failed trials a figure may not be drawable from the others: it says so instead of raising."""
     figure = cfg.figure
     if not runs:
-        print(f"{figure.id}: no finished trial to draw from")
+        say(f"{figure.id}: no finished trial to draw from")
         return False
     try:
         files, claims = draw(cfg, runs, missing)
     except Exception as error:
         if not report.failed:
             raise
-        print(f"{figure.id}: not drawn without the failed trials ({type(error).__name__}: {error})")
+        say(f"{figure.id}: not drawn without the failed trials ({type(error).__name__}: {error})")
         return False
-    print(f"{figure.id}: drawn from {len(runs)} of {report.total} trials -> " + ", ".join(map(str, files)))
+    say(f"{figure.id}: drawn from {len(runs)} of {report.total} trials -> " + ", ".join(map(str, files)))
     for claim in claims:
-        print(f"  {claim}")
+        say(f"  {claim}")
     tracker.log_figure(run_id, files, [c.as_dict() for c in claims], settings_used(cfg, runs, missing, files))
     return True
 

@@ -12,9 +12,15 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from experiments.config import check_names, make_command, python_command, under_make
+from experiments.progress import lines_beside_bars, say
 from experiments.reproduce import reproduce_figure
+from experiments.sweep import SweepInterrupted, interrupted_line
 from experiments.tracking import Tracker
 from experiments.trial import TRIAL_KEYS, run_trial, trial_config
+
+PROG = "python -m experiments.run"
+INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
 
 
 def trial_overrides() -> list[str]:
@@ -41,12 +47,52 @@ def run_adhoc(cfg: DictConfig) -> int:
     return 0
 
 
+def same_command(argv: list[str]) -> str:
+    """The command that runs this one again: make's reproduce-figure with the variables the user gave when make
+    started it (its recipe passes figure=$(FIG) profile=$(PROFILE) $(ARGS)), else this python command line."""
+    if under_make() and len(argv) >= 2 and argv[0].startswith("figure=") and argv[1].startswith("profile="):
+        variables = {"FIG": argv[0].partition("=")[2], "PROFILE": argv[1].partition("=")[2]}
+        return make_command("reproduce-figure", variables, argv[2:])
+    return python_command("experiments.run", argv)
+
+
+def interrupted(cfg: DictConfig, interrupt: KeyboardInterrupt) -> str:
+    """The line Ctrl-C ends the command with: the figure's trials finished of its total, the command that resumes."""
+    resume = same_command(sys.argv[1:])
+    if isinstance(interrupt, SweepInterrupted):
+        report = interrupt.report
+        return interrupted_line(interrupt.experiment, interrupt.done, report.total, resume)
+    if cfg.get("figure"):
+        return f"interrupted: {cfg.figure.id}: before any trial ran; start again: {resume}"
+    return f"interrupted: the trial was not logged; run it again: {resume}"
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
-    status = reproduce_figure(cfg, trial_overrides()) if cfg.get("figure") else run_adhoc(cfg)
+    try:
+        status = reproduce_figure(cfg, trial_overrides()) if cfg.get("figure") else run_adhoc(cfg)
+    except KeyboardInterrupt as interrupt:
+        say(interrupted(cfg, interrupt), file=sys.stderr)
+        sys.exit(INTERRUPTED)
     if status:
         sys.exit(status)
 
 
+def cli() -> None:
+    """The command line: names checked first (one line with "did you mean" and status 2 for an unknown figure,
+    dataset, model, launcher or profile, where Hydra would list every option or fail deep inside the run), then
+    the Hydra app. A Ctrl-C before the app starts ends with one line too."""
+    error = check_names(sys.argv[1:])
+    if error:
+        say(f"{PROG}: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    lines_beside_bars()
+    try:
+        main()
+    except KeyboardInterrupt:
+        say(f"interrupted: nothing ran; start again: {same_command(sys.argv[1:])}", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+
+
 if __name__ == "__main__":
-    main()
+    cli()

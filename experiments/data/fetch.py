@@ -35,7 +35,8 @@ class DatasetUnavailable(RuntimeError):
             if names
             else ""
         )
-        super().__init__(f"dataset {dataset.name!r} cannot be had; sources tried in order:\n{tried}{by_hand}")
+        files = f" (it reads {dataset.derived_from}'s files)" if dataset.derived_from else ""
+        super().__init__(f"dataset {dataset.name!r}{files} cannot be had; sources tried in order:\n{tried}{by_hand}")
 
 
 def _function(dotted: str):
@@ -141,13 +142,26 @@ def parsed(name: str, download: bool = True, check_files: bool = False) -> Parse
     dataset = entry(name)
     if dataset.synthetic:
         raise ValueError(f"{name} is synthetic: it is generated, not fetched")
+    files = entry(dataset.derived_from) if dataset.derived_from else dataset  # a derived dataset parses its parent's
     attempts = []
-    for source in dataset.sources:
+    for source in files.sources:
         try:
-            return _parse_source(dataset, source, download, check_files)
+            return _parse_source(files, source, download, check_files)
         except SourceError as error:
             attempts.append((source.describe(), str(error)))
     raise DatasetUnavailable(dataset, attempts)
+
+
+def available_here(name: str) -> bool:
+    """Whether a catalog dataset can be had without the network: generated, or its files in the cache or in an
+    installed distribution."""
+    if entry(name).synthetic:
+        return True
+    try:
+        parsed(name, download=False)
+    except DatasetUnavailable:
+        return False
+    return True
 
 
 def load(name: str, download: bool = True, **options) -> Dataset:

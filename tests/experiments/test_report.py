@@ -45,7 +45,7 @@ def test_paper_profile_keeps_the_datasets_it_can_have(monkeypatch):
 def test_unknown_figure_id_is_a_clear_error(capsys):
     with pytest.raises(SystemExit):
         regenerate.main(["amf-fig99"])
-    assert "unknown figure ids ['amf-fig99']" in capsys.readouterr().err
+    assert "unknown figure 'amf-fig99'; did you mean amf-fig9" in capsys.readouterr().err
 
 
 def test_figures_are_reported_in_the_papers_order():

@@ -92,15 +92,18 @@ def data_home(tmp_path, monkeypatch):
 @pytest.fixture
 def local_catalog(tmp_path, monkeypatch, http_server, data_home):
     """``serve(name, {file name: bytes})``: the real catalog entry ``name`` with its http sources' files served by
-    the local server (urls and sha256 rewritten to the served bytes, other sources dropped). Returns the entry."""
+    the local server (urls and sha256 rewritten to the served bytes, other sources dropped; a derived entry's parent
+    served so). Returns the entry."""
     directory = tmp_path / "catalog"
     directory.mkdir()
     monkeypatch.setattr(catalog, "CATALOG_DIR", directory)
 
     def serve(name: str, files: dict[str, bytes], pin: bool = True, keep_other_sources: bool = False):
         raw = yaml.safe_load((catalog.REPO_ROOT / "datasets" / f"{name}.yaml").read_text())
+        if raw.get("derived_from"):  # a derived entry reads its parent's files: the parent is served
+            serve(raw["derived_from"], files, pin, keep_other_sources)
         sources = []
-        for source in raw["sources"]:
+        for source in raw.get("sources") or ():
             if source["kind"] != "http":
                 if keep_other_sources:
                     sources.append(source)
@@ -111,7 +114,8 @@ def local_catalog(tmp_path, monkeypatch, http_server, data_home):
                 spec["url"] = f"{http_server.url}/{name}/{file_name}"
                 spec["sha256"] = hashlib.sha256(body).hexdigest() if pin else None
             sources.append(source)
-        raw["sources"] = sources
+        if not raw.get("derived_from"):
+            raw["sources"] = sources
         (directory / f"{name}.yaml").write_text(yaml.safe_dump(raw))
         return catalog.entry(name)
 
