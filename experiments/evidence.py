@@ -35,18 +35,21 @@ from unittest import mock
 
 import pandas as pd
 from mlflow.exceptions import MlflowException
-from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME
+from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import compose
 from experiments.figures import CLAIM
 from experiments.progress import progress
 from experiments.reproduce import draw, figure_trials, settings_used
 from experiments.store import sqlite_file
-from experiments.tracking import RunRecord, Tracker, git_commit
-from experiments.trial import trial_hash
+from experiments.tracking import RunRecord, Tracker, claims_note, git_commit
+from experiments.trial import run_names, trial_hash, trial_name
 
 ROOT = Path("results/evidence")
 BIG = 1_000_000  # bytes of CSV above which a blocks file is written as Parquet
+# Tags a run's record leaves out: its name is recorded beside them, a figure run's description is its claims' table
+# (written again from the recorded claims on import, which a redraw may have changed).
+_UNRECORDED = frozenset({MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE})
 
 
 class IncompleteRun(RuntimeError):
@@ -230,14 +233,14 @@ def export(tracker: Tracker, figure_id: str, profile: str, root: Path = ROOT, ov
         meta[record.run_id] = {
             "start_time": info.info.start_time,
             "end_time": info.info.end_time,
-            "tags": {k: v for k, v in info.data.tags.items() if k != MLFLOW_RUN_NAME},
+            "tags": {k: v for k, v in info.data.tags.items() if k not in _UNRECORDED},
         }
     figure_run = {
         "run_id": run.info.run_id,
         "name": run.info.run_name,
         "start_time": run.info.start_time,
         "end_time": run.info.end_time,
-        "tags": {k: v for k, v in run.data.tags.items() if k != MLFLOW_RUN_NAME},
+        "tags": {k: v for k, v in run.data.tags.items() if k not in _UNRECORDED},
     }
     target = folder(root, profile, figure_id)
     write(target, figure_run, runs, meta)
@@ -290,12 +293,15 @@ def _create(tracker: Tracker, figure_id: str, run_id: str, name: str, start: int
 
 
 def import_figure(tracker: Tracker, evidence: FigureEvidence) -> int:
-    """Load one figure's evidence into the store under its original run ids, times and tags (runs already there are
-    left alone); returns the number of runs created."""
+    """Load one figure's evidence into the store under its original run ids, times and tags, the figure run with its
+    claims' table as its description, the trial runs named as a sweep of them names them today (runs already there
+    are left alone; the experiment gets the tags the UI reads even then); returns the number of runs created."""
     created = 0
     parent = evidence.run
+    tracker.experiment_id(evidence.figure_id)
     if not _exists(tracker, parent["run_id"]):
-        _create(tracker, evidence.figure_id, parent["run_id"], parent["name"], parent["start_time"], parent["tags"])
+        tags = {**parent["tags"], MLFLOW_RUN_NOTE: claims_note(evidence.claims)}
+        _create(tracker, evidence.figure_id, parent["run_id"], parent["name"], parent["start_time"], tags)
         for path in evidence.settings.get("files", []):
             if Path(path).exists():
                 tracker.client.log_artifact(parent["run_id"], path)
@@ -303,12 +309,13 @@ def import_figure(tracker: Tracker, evidence: FigureEvidence) -> int:
         tracker.client.log_dict(parent["run_id"], evidence.settings, "settings.json")
         tracker.client.set_terminated(parent["run_id"], "FINISHED", parent["end_time"])
         created += 1
+    names, parent_id = run_names([run.trial for run in evidence.runs]), parent["run_id"]
     for run in evidence.runs:
         if _exists(tracker, run.run_id):
             continue
         start, end = evidence.times[run.run_id]
-        tags = {**evidence.tags[run.run_id], MLFLOW_PARENT_RUN_ID: parent["run_id"]}
-        _create(tracker, evidence.figure_id, run.run_id, run.name, start, tags)
+        tags = {**evidence.tags[run.run_id], "trial_name": trial_name(run.trial), MLFLOW_PARENT_RUN_ID: parent_id}
+        _create(tracker, evidence.figure_id, run.run_id, names[trial_hash(run.trial)], start, tags)
         tracker.log_record(run)
         tracker.client.set_terminated(run.run_id, "FINISHED", end)
         created += 1

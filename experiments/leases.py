@@ -1,7 +1,8 @@
 """Leases: each trial runs once even when several sweeps of one figure share a store.
 
 Before running its pending trials a sweep claims them: one RUNNING run per trial, tagged with the trial's hash and the
-sweep's id (``lease_sweep``), which the trial's outcome fills in when it comes back. The sweep holds a lease: a run of
+sweep's id (``lease_sweep``), which the trial's run replaces when it comes back (created with the trial's own start
+time, taking the claim's name and tags; the claim is then deleted). The sweep holds a lease: a run of
 its own (tag ``kind=sweep``, deleted when the sweep ends) whose ``lease_until`` it renews from a background thread,
 beside its host and process id. A claim is live while its sweep's lease is: not deleted, not past ``lease_until``,
 and its process alive when it runs on this host (a killed sweep's claims are taken over at once there, after at most

@@ -1,11 +1,19 @@
 """MLflow tracking: one run per trial, one parent run per figure, and reading them back.
 
-A trial's run is named ``dataset/model/seed`` (with the settings that tell apart trials sharing that name); its params
-are the flattened resolved trial config; its metrics are the protocol's curves (``step`` = samples seen) and final
-numbers; its tags say which figure, trial hash, git commit and dataset hash; its artifacts are the resolved config
-(trial.json), curves.csv and any extra tables, or traceback.txt for a failed trial. A figure's trial runs are
-children of its figure run, which holds the drawn figure and its claims. Runs are written only by the process that
-drives a sweep; several sweeps or jobs may share a store (experiments.store).
+A trial's run is named by the settings that tell it from the other trials of its sweep (``usps, MF, seed=3``; its
+full name ``dataset/model/seed`` in tag ``trial_name``) and spans the trial's own start and end, so that the UI's
+Duration is the trial's; its params are the flattened resolved trial config; its metrics are the protocol's curves
+(``step`` = samples seen) and final numbers; its tags say which figure, trial hash, git commit and dataset hash; its
+artifacts are the resolved config (trial.json), curves.csv and any extra tables, or traceback.txt for a failed trial.
+A figure's trial runs are children of its figure run, which holds the drawn figure and its claims (a table with the
+verdicts as its description). Runs are written only by the process that drives a sweep; several sweeps or jobs may
+share a store (experiments.store).
+
+The MLflow UI reads two tags of an experiment: its type (``mlflow.experimentKind``, as the UI's own type picker writes
+it: a machine-learning experiment, not a GenAI one; MLflow 3.17 picks the pages it shows by a switch of the browser
+instead, see experiments.ui) and its description (``mlflow.note.content``: for a figure, its caption, paper and
+profiles). The harness sets both whenever it opens an experiment, so that stores written before get them on their
+next run.
 """
 
 from __future__ import annotations
@@ -26,15 +34,19 @@ import pandas as pd
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
+from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
-from experiments.config import flatten
+from experiments.config import CONF_DIR, figure_profiles, flatten
 from experiments.store import open_client
 from experiments.trial import TrialOutcome
 
 _METRICS_PER_BATCH = 1000  # MLflow's limits per log_batch call
 _PARAMS_PER_BATCH = 100
 _PARAM_MAX_LENGTH = 6000
+_NOTE_MAX_LENGTH = 8000  # characters of a run's tag value
 _REPO = Path(__file__).resolve().parent.parent
+# An experiment's type as the MLflow UI writes it when one picks "machine learning" rather than GenAI for it.
+KIND_TAG, MACHINE_LEARNING = "mlflow.experimentKind", "custom_model_development"
 
 os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
 for _name in ("mlflow", "alembic"):
@@ -106,10 +118,59 @@ class RunRecord:
 
 @dataclass
 class OpenRun:
-    """A run being written: its id, and the status it ends with unless its writing is interrupted."""
+    """A run being written: its id, and the status and end time (ms; None: when it ends) it ends with unless its
+    writing is interrupted."""
 
     run_id: str
     status: str = "FINISHED"
+    end_time: int | None = None
+
+
+def figure_note(figure_id: str) -> str | None:
+    """A figure experiment's description (Markdown): the figure's caption, its paper and its profiles, as the report
+    says them; None for an experiment that is not a figure's."""
+    if not (CONF_DIR / "figure" / f"{figure_id}.yaml").exists():
+        return None
+    from experiments.report import PAPERS, description  # the report's words; imported here: the report reads runs
+
+    paper = PAPERS.get(figure_id.split("-")[0], "")
+    profiles = ", ".join(f"`{p}`" for p in figure_profiles(figure_id))
+    return (
+        f"**{figure_id}**: {description(figure_id)}\n\n{paper}\n\n"
+        f"Profiles: {profiles}. Each figure run (`figure {figure_id}` at profile paper, `figure {figure_id} "
+        "(<profile>)` at the others) holds the drawing and the claims with their verdicts; its trial runs are its "
+        "children, named by the settings that tell them apart. Regenerate: "
+        f"`make reproduce-figure FIG={figure_id} PROFILE=<profile>`."
+    )
+
+
+def experiment_tags(name: str) -> dict[str, str]:
+    """The tags the UI reads of an experiment: its type, and for a figure's its description (``figure_note``)."""
+    note = figure_note(name)
+    return {KIND_TAG: MACHINE_LEARNING, **({MLFLOW_RUN_NOTE: note} if note else {})}
+
+
+def _cell(text: str, width: int = 500) -> str:
+    """Text as one cell of a Markdown table, cut at ``width`` characters (a run's description holds 8000)."""
+    text = " ".join(str(text).split()).replace("|", "\\|") or "-"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def claims_note(claims: list[dict]) -> str:
+    """A figure run's description (Markdown): how many claims and invariants hold, and the table of its checks with
+    the paper's number, the measured one and the verdict (a long cell cut; claims.json has them whole)."""
+    lines = []
+    for kind, title in (("claim", "Claims"), ("invariant", "Invariants")):
+        checks = [c for c in claims if c.get("kind", "claim") == kind]
+        if checks:
+            lines.append(f"{title}: {sum(c['passed'] for c in checks)} of {len(checks)} hold.")
+    lines += ["", "| check | the paper | measured | verdict |", "|---|---|---|---|"]
+    for c in claims:
+        check = c["statement"] + ("" if c.get("kind", "claim") == "claim" else " (invariant)")
+        verdict = "holds" if c["passed"] else "**does not hold**"
+        lines.append("| " + " | ".join(map(_cell, [check, c.get("paper", ""), c["measured"], verdict])) + " |")
+    note = "\n".join(lines)
+    return note if len(note) <= _NOTE_MAX_LENGTH else note[: _NOTE_MAX_LENGTH - 40] + "\n\n(cut: claims.json has all)"
 
 
 def _write_frames(folder: Path, curves: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> None:
@@ -137,19 +198,24 @@ class Tracker:
         return cls(cfg.uri, cfg.get("artifact_root"))
 
     def experiment_id(self, name: str) -> str:
-        """The experiment's id, created on first use (a local store keeps artifacts in artifact_root/<name>)."""
+        """The experiment's id, created on first use (a local store keeps artifacts in artifact_root/<name>), with the
+        tags the UI reads (``experiment_tags``) set when it lacks them or they changed."""
         if name not in self._experiment_ids:
             experiment = self.client.get_experiment_by_name(name)
-            if experiment is not None:
-                self._experiment_ids[name] = experiment.experiment_id
+            tags = experiment_tags(name)
+            if experiment is None:
+                self._experiment_ids[name] = self._create_experiment(name, tags)
             else:
-                self._experiment_ids[name] = self._create_experiment(name)
+                self._experiment_ids[name] = experiment.experiment_id
+                for key, value in tags.items():
+                    if experiment.tags.get(key) != value:
+                        self.client.set_experiment_tag(experiment.experiment_id, key, value)
         return self._experiment_ids[name]
 
-    def _create_experiment(self, name: str) -> str:
+    def _create_experiment(self, name: str, tags: dict[str, str]) -> str:
         location = (self.artifact_root / name).as_uri() if self.artifact_root else None
         try:
-            return self.client.create_experiment(name, artifact_location=location)
+            return self.client.create_experiment(name, artifact_location=location, tags=tags)
         except MlflowException as error:
             if error.error_code != ErrorCode.Name(RESOURCE_ALREADY_EXISTS):
                 raise
@@ -186,14 +252,15 @@ class Tracker:
 
     @contextmanager
     def _ending(self, run: OpenRun) -> Iterator[OpenRun]:
-        """End the run with ``run.status`` once the block has run, KILLED if it is interrupted, FAILED if it raises:
-        a run is FINISHED only when everything in it was written (a killed process leaves it RUNNING)."""
+        """End the run with ``run.status`` (at ``run.end_time``) once the block has run, KILLED if it is interrupted,
+        FAILED if it raises: a run is FINISHED only when everything in it was written (a killed process leaves it
+        RUNNING)."""
         try:
             yield run
         except BaseException as error:
             self.client.set_terminated(run.run_id, "KILLED" if isinstance(error, KeyboardInterrupt) else "FAILED")
             raise
-        self.client.set_terminated(run.run_id, run.status)
+        self.client.set_terminated(run.run_id, run.status, run.end_time)
 
     def log_outcome(
         self,
@@ -203,30 +270,49 @@ class Tracker:
         name: str | None = None,
         run_id: str | None = None,
     ) -> str:
-        """One run for one trial (named ``name``, by default the trial's name): FINISHED with its curves, or FAILED
-        with its traceback (artifact traceback.txt; its last line in tag ``error``). Written into ``run_id`` if given
-        (a sweep's claim of the trial, which holds ``tags`` already), else into a new run."""
+        """One run for one trial (named ``name``, by default the trial's name) from the trial's start to its end:
+        FINISHED with its curves, or FAILED with its traceback (artifact traceback.txt; its last line in tag
+        ``error``). Given ``run_id``, a sweep's claim of the trial (which holds ``tags`` already), the run takes the
+        claim's name and tags and the claim is deleted once the run is written: MLflow cannot move a run's start, and
+        the claim's is when the sweep claimed the trial, not when the trial began. A trial whose start is unknown (one
+        the cluster lost) is written into its claim."""
         error = {} if outcome.error is None else {"error": outcome.reason[:_PARAM_MAX_LENGTH]}
+        extra = {**outcome.tags, **error, "trial_name": outcome.name}
+        start = None if outcome.start is None else round(outcome.start * 1000)
+        end = None if start is None else start + round(outcome.duration * 1000)
+        claim = None
         if run_id is None:
-            run = self.client.create_run(
-                self.experiment_id(experiment),
-                run_name=name or outcome.name,
-                tags={**tags, **outcome.tags, **error, "trial_hash": outcome.hash, "git_commit": self.commit},
-            )
-            run_id = run.info.run_id
+            tags = {**tags, **extra, "trial_hash": outcome.hash, "git_commit": self.commit}
+            run_id = self._create_run(experiment, name or outcome.name, tags, start)
+        elif start is not None:
+            claim = self.client.get_run(run_id)
+            tags = {k: v for k, v in claim.data.tags.items() if k != MLFLOW_RUN_NAME}
+            run_id = self._create_run(experiment, claim.info.run_name, {**tags, **extra}, start)
         else:
-            self.client.log_batch(run_id, tags=[RunTag(k, v) for k, v in {**outcome.tags, **error}.items()])
-        with self._ending(OpenRun(run_id, "FINISHED" if outcome.error is None else "FAILED")):
-            self._log_params(run_id, outcome.trial)
-            with tempfile.TemporaryDirectory() as tmp:
-                folder = Path(tmp)
-                (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
-                if outcome.error is not None:
-                    (folder / "traceback.txt").write_text(outcome.error)
-                else:
-                    self._log_result(run_id, outcome, folder)
-                self.client.log_artifacts(run_id, str(folder))
+            self.client.log_batch(run_id, tags=[RunTag(k, v) for k, v in extra.items()])
+        try:
+            with self._ending(OpenRun(run_id, "FINISHED" if outcome.error is None else "FAILED", end)):
+                self._log_trial(run_id, outcome)
+        finally:
+            if claim is not None:
+                self.client.delete_run(claim.info.run_id)
         return run_id
+
+    def _create_run(self, experiment: str, name: str, tags: dict[str, str], start: int | None) -> str:
+        run = self.client.create_run(self.experiment_id(experiment), start_time=start, tags=tags, run_name=name)
+        return run.info.run_id
+
+    def _log_trial(self, run_id: str, outcome: TrialOutcome) -> None:
+        """The trial's params, and its config and curves (or traceback) as artifacts."""
+        self._log_params(run_id, outcome.trial)
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
+            if outcome.error is not None:
+                (folder / "traceback.txt").write_text(outcome.error)
+            else:
+                self._log_result(run_id, outcome, folder)
+            self.client.log_artifacts(run_id, str(folder))
 
     def _log_result(self, run_id: str, outcome: TrialOutcome, folder: Path) -> None:
         result = outcome.result
@@ -315,9 +401,10 @@ class Tracker:
 
     def log_figure(self, run_id: str, files: list[Path], claims: list[dict], settings: dict) -> None:
         """The regenerated figure into its run: image files, claims.json with the verdicts, settings.json with what
-        it was drawn from, commit and tally."""
+        it was drawn from, commit and tally, and the claims' table as its description."""
         self.client.set_tag(run_id, "git_commit", self.commit)
         self.client.set_tag(run_id, "claims_passed", f"{sum(c['passed'] for c in claims)}/{len(claims)}")
+        self.client.set_tag(run_id, MLFLOW_RUN_NOTE, claims_note(claims))
         for path in files:
             self.client.log_artifact(run_id, str(path))
         self.client.log_dict(run_id, {"claims": claims}, "claims.json")

@@ -6,7 +6,6 @@ import hashlib
 import json
 import time
 import traceback
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from hydra.utils import instantiate
@@ -55,34 +54,77 @@ def trial_name(trial: dict) -> str:
     return "/".join(parts)
 
 
+# Settings a run name says by their value alone (the dataset's, the model's and the protocol's names).
+_NAMED = ("dataset.name", "model.name", "protocol.name")
+_VALUE_WIDTH = 40  # characters of a setting's value a run name shows at most
+
+
 def run_names(trials: list[dict]) -> dict[str, str]:
-    """Run name per trial hash: the trial's name, followed by the settings that tell apart the trials of the list that
-    share it (a figure's grid may vary a setting beside dataset/model/seed, e.g. bsp-fig5's budget_scale)."""
-    groups = defaultdict(list)
-    for trial in trials:
-        groups[trial_name(trial)].append((trial_hash(trial), flatten(trial)))
-    names = {}
-    for name, members in groups.items():
-        flats = [flat for _, flat in members]
-        differing = sorted({key for flat in flats for key in flat if len({f.get(key) for f in flats}) > 1})
-        short = {key: key.rsplit(".", 1)[-1] for key in differing}
-        if len(set(short.values())) < len(short):  # two settings with one last name: say them in full
-            short = {key: key for key in differing}
-        for key_hash, flat in members:
-            settings = ", ".join(f"{short[key]}={flat[key]}" for key in differing if key in flat)
-            names[key_hash] = f"{name} ({settings})" if settings else name
-    return names
+    """Run name per trial hash: the settings that tell apart the trials of the list (a sweep's, a figure's grid),
+    named first, then the others, the seed last, e.g. ``usps, MF, n_estimators=10, seed=3``. The MLflow UI cuts long
+    names, so a name holds only what varies; the trial's full name is its run's tag ``trial_name``. A list of one
+    trial gives it its full name."""
+    flats = {trial_hash(trial): flatten(trial) for trial in trials}
+    keys = _telling_keys(list(flats.values()))
+    if not keys:
+        return {trial_hash(trial): trial_name(trial) for trial in trials}
+    labels = _labels(keys)
+    return {
+        key_hash: ", ".join(_shown(key, labels[key], flat[key]) for key in keys if key in flat)
+        for key_hash, flat in flats.items()
+    }
+
+
+def _telling_keys(flats: list[dict[str, str]]) -> list[str]:
+    """The settings a name shows: each one that splits trials the settings before it leave together, looked at in the
+    order named settings, seed, the others (so that a setting the seed or a model decides is left out), and said in
+    the order named settings, the others, seed."""
+    varying = [key for key in dict.fromkeys(k for flat in flats for k in flat) if len({f.get(key) for f in flats}) > 1]
+    order = [k for k in _NAMED if k in varying] + [k for k in ("seed",) if k in varying]
+    order += [k for k in varying if k not in order]
+    chosen, groups = [], 1
+    for key in order:
+        split = len({tuple(flat.get(k) for k in [*chosen, key]) for flat in flats})
+        if split > groups:
+            chosen, groups = [*chosen, key], split
+    return sorted(chosen, key=lambda k: (k == "seed", _NAMED.index(k) if k in _NAMED else len(_NAMED)))
+
+
+def _labels(keys: list[str]) -> dict[str, str]:
+    """Each setting's label: its last name (the one above it for a ``_target_``), or as many of its last names as
+    tell it from the other settings shown (named settings show no label)."""
+    labels = {}
+    for key in keys:
+        parts = key.split(".")[:-1] if key.endswith("._target_") else key.split(".")
+        others = [k.split(".") for k in keys if k != key and k not in _NAMED]
+        depth = 1
+        while depth < len(parts) and any(other[-depth:] == parts[-depth:] for other in others):
+            depth += 1
+        labels[key] = ".".join(parts[-depth:])
+    return labels
+
+
+def _shown(key: str, label: str, value: str) -> str:
+    """One setting in a run name: a named setting by its value, a class by its own name, a long value cut."""
+    if key.endswith("._target_"):
+        value = value.rsplit(".", 1)[-1]
+    if len(value) > _VALUE_WIDTH:
+        value = value[: _VALUE_WIDTH - 1] + "…"
+    return value if key in _NAMED else f"{label}={value}"
 
 
 @dataclass
 class TrialOutcome:
-    """A trial's config and identity with either its result or the traceback of its failure."""
+    """A trial's config and identity with either its result or the traceback of its failure; ``start`` is when it
+    began (seconds since the epoch, on the clock of the machine that ran it; None if unknown), ``duration`` how long
+    it ran: its run's start and end times."""
 
     trial: dict
     result: TrialResult | None = None
     error: str | None = None
     duration: float = 0.0
     tags: dict[str, str] = field(default_factory=dict)
+    start: float | None = None
 
     @property
     def hash(self) -> str:
@@ -114,10 +156,10 @@ def execute(trial: dict) -> tuple[TrialResult, Dataset | None]:
 
 def run_trial(trial: dict) -> TrialOutcome:
     """Run one trial, never raising: a failure comes back as an outcome with its traceback."""
-    start = time.perf_counter()
+    began, start = time.time(), time.perf_counter()
     try:
         result, dataset = execute(trial)
     except Exception:
-        return TrialOutcome(trial, error=traceback.format_exc(), duration=time.perf_counter() - start)
+        return TrialOutcome(trial, error=traceback.format_exc(), duration=time.perf_counter() - start, start=began)
     tags = {"dataset_hash": dataset.content_hash} if dataset is not None else {}
-    return TrialOutcome(trial, result=result, duration=time.perf_counter() - start, tags=tags)
+    return TrialOutcome(trial, result=result, duration=time.perf_counter() - start, tags=tags, start=began)
