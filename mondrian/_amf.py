@@ -32,13 +32,12 @@ from numba.extending import overload
 from mondrian._extend import (
     KEEP_PURE_LEAVES,
     SPLIT_LEAVES,
-    extend,
     extension_rate,
     extension_split,
     insert_parent_above,
     path_after,
 )
-from mondrian._nodes import NO_NODE, capacity, parent_time
+from mondrian._nodes import NO_NODE, add_node, capacity, parent_time
 from mondrian._route import leaf_of, path_of
 
 LOG_HALF = np.log(0.5)
@@ -175,7 +174,8 @@ def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
 def _add_empty(onehot, weight, out):
     """out += weight * h(empty): uniform over the classes, 0 for regression."""
     if onehot:
-        out += weight / out.shape[0]
+        for k in range(out.shape[0]):
+            out[k] += weight / out.shape[0]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -199,7 +199,8 @@ def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, br
             branch *= 1.0 - a
             _add_forecast(stats, u, onehot, dirichlet, a, branch)
             child_log_wbar = log_wbar
-    out += weight * branch
+    for k in range(out.shape[0]):
+        out[k] += weight * branch[k]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -238,48 +239,49 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
         _add_prediction(tree, stats, X[i], onehot, params, path, branch, out[i])
 
 
-@numba.njit(cache=True, nogil=True)
-def _online(tree, stats, X, y, onehot, params, rng, prior, out, predict_first):
-    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order); with
-    ``predict_first``, out[i] += the prediction at X[i] before (X[i], y[i]) is learnt (``prior`` in the empty tree).
-
-    Each row is extended into the tree along its path, then every node of its new path is updated
-    (``_update_weights``). The per-row helpers are inlined; the calls that are not (a new parent, the first point)
-    are made here, where they reference-count nothing per row. The caller reserved 2 * len(X) nodes."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
+    """Learn (x, y) given x's root-to-leaf path path[:n] (n = 0: the tree is empty, x becomes its root): x is extended
+    into the tree along its path, then every node of its new path is updated (``_update_weights``). Inlined into
+    ``learn`` and ``progressive``; the call that is not (a new parent) reference-counts nothing per row."""
     rule = SPLIT_LEAVES if params[3] > 0.0 or not onehot else KEEP_PURE_LEAVES
-    path = np.empty(capacity(tree), np.int64)
-    below = np.empty(capacity(tree), stats.dtype)
-    branch = np.empty(stats.shape[1] - 3)
-    for i in range(X.shape[0]):
-        x = X[i]
-        n_before = tree.n_nodes[0]
-        if tree.root[0] == NO_NODE:
-            if predict_first:
-                out[i] += prior
-            n = 0
-            leaf = extend(tree, stats, x, y[i], np.inf, rule, rng, path)
-        else:
-            if predict_first:
-                n = _add_prediction(tree, stats, x, onehot, params, path, branch, out[i])
-            else:
-                n = path_of(tree, x, np.inf, path)
-            k, time = extension_split(tree, stats, x, y[i], np.inf, rule, rng, path, n)
-            leaf = path[n - 1] if k == n else insert_parent_above(tree, stats, path[k], x, time, rng)
-        n = path_after(tree, path, n, leaf)
-        _update_weights(tree, stats, path, n, n_before, y[i], onehot, params, below)
+    n_before = tree.n_nodes[0]
+    if n == 0:
+        leaf = add_node(tree, NO_NODE, x, x)
+        tree.root[0] = leaf
+    else:
+        k, time = extension_split(tree, stats, x, y, np.inf, rule, rng, path, n)
+        leaf = path[n - 1] if k == n else insert_parent_above(tree, stats, path[k], x, time, rng)
+    n = path_after(tree, path, n, leaf)
+    _update_weights(tree, stats, path, n, n_before, y, onehot, params, below)
 
 
 @numba.njit(cache=True, nogil=True)
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
     The caller reserved 2 * len(X) nodes."""
-    _online(tree, stats, X, y, onehot, params, rng, np.empty(0), np.empty((0, 0)), False)
+    path = np.empty(capacity(tree), np.int64)
+    below = np.empty(capacity(tree), stats.dtype)
+    for i in range(X.shape[0]):
+        n = 0 if tree.root[0] == NO_NODE else path_of(tree, X[i], np.inf, path)
+        _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
 
 
 @numba.njit(cache=True, nogil=True)
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
-    """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
-    _online(tree, stats, X, y, onehot, params, rng, prior, out, True)
+    """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]) (``prior`` in the empty
+    tree); then learn it. The caller reserved 2 * len(X) nodes."""
+    path = np.empty(capacity(tree), np.int64)
+    below = np.empty(capacity(tree), stats.dtype)
+    branch = np.empty(stats.shape[1] - 3)
+    for i in range(X.shape[0]):
+        if tree.root[0] == NO_NODE:
+            for k in range(prior.shape[0]):
+                out[i, k] += prior[k]
+            n = 0
+        else:
+            n = _add_prediction(tree, stats, X[i], onehot, params, path, branch, out[i])
+        _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -287,7 +289,6 @@ def weighted_depth(tree, stats, X, out):
     """out[i] += the aggregation-weighted depth at X[i]: the depth of the leaf holding X[i] in each pruning,
     averaged with the pruning's aggregation weight (AMF's Fig. 8)."""
     lw = stats.shape[1] - 2
-    depth = np.empty(X.shape[0])
     for i in range(X.shape[0]):
         node = leaf_of(tree, X[i], np.inf)
         d = 0
@@ -302,8 +303,7 @@ def weighted_depth(tree, stats, X, out):
             a = _stop_weight(stats[v, lw], stats[v, lw + 1])
             value = a * d + (1.0 - a) * value
             v = tree.parent[v]
-        depth[i] = value
-    out += depth
+        out[i] += value
 
 
 # -- one sample over the whole forest (``OnlineForest.learn_one`` / ``predict_proba_one``) --------------------------

@@ -14,7 +14,8 @@ children at their parent's cut time), so a demoted node keeps its time.
 import numba
 import numpy as np
 
-from mondrian._bsp_nodes import goes_left, hull, leaf_of, new_node, set_hull, with_room
+from mondrian._bsp_nodes import goes_left, hull_size, leaf_of, new_node, set_hull, vertices, with_room
+from mondrian._compile import drives
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
@@ -34,36 +35,36 @@ def _add_target(stats, node, y, onehot, sign):
         stats[node, 1] += sign * y
 
 
-@numba.njit(cache=True, nogil=True)
-def _perimeters(tree, node, X, pairs, out):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _perimeters(tree, pool, node, X, pairs, out):
     """out[p] = perimeter of the node's hull in pair p; returns their sum."""
     total = 0.0
     for p in range(pairs.shape[0]):
-        out[p] = perimeter(X, hull(tree, node, p), tree.hull_size[node, p], pairs[p, 0], pairs[p, 1])
+        out[p] = perimeter(X, vertices(tree, pool, node, p), hull_size(tree, node, p), pairs[p, 0], pairs[p, 1])
         total += out[p]
     return total
 
 
-@numba.njit(cache=True, nogil=True)
-def _set_hulls_of_points(tree, node, X, rows, n, pairs):
-    """The node's hulls in every pair, computed from its points rows[:n]."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _set_hulls_of_points(tree, pool, node, X, rows, n, pairs):
+    """The node's hulls in every pair, computed from its points rows[:n]; returns the pool."""
     scratch = np.empty(n, np.int64)
     for p in range(pairs.shape[0]):
         h = hull_of(X, rows, n, pairs[p, 0], pairs[p, 1], scratch)
-        tree = set_hull(tree, node, p, scratch, h)
-    return tree
+        pool = set_hull(tree, pool, node, p, scratch, h)
+    return pool
 
 
-@numba.njit(cache=True, nogil=True)
-def _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng):
-    """Cut the leaf at ``time`` in a pair drawn proportionally to its perimeter; returns (tree, left, right) with
-    the leaf's points, statistics and hulls handed to the two new children."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng):
+    """Cut the leaf at ``time`` in a pair drawn proportionally to its perimeter; returns (pool, left, right) with
+    the leaf's points, statistics and hulls handed to the two new children (the caller made room for them)."""
     rows = np.empty(int(tree.stats[node, 0]), np.int64)
     n = points_of(tree.first_point, next_point, node, rows)
     side = np.empty(n, np.bool_)
     while True:  # a line through the hull leaves vertices on both sides; only rounding could say otherwise
         p = choose_proportional(perimeters, total, rng)
-        theta, u = sample_cut(X, hull(tree, node, p), tree.hull_size[node, p], pairs[p, 0], pairs[p, 1], rng)
+        theta, u = sample_cut(X, vertices(tree, pool, node, p), hull_size(tree, node, p), pairs[p, 0], pairs[p, 1], rng)
         tree.pair[node] = p
         tree.direction[node, 0] = np.cos(theta)
         tree.direction[node, 1] = np.sin(theta)
@@ -74,9 +75,7 @@ def _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, ti
             n_left += side[k]
         if 0 < n_left < n:
             break
-    tree = with_room(tree, 2)
-    children = (new_node(tree, node), new_node(tree, node))
-    left, right = children
+    left, right = new_node(tree, node), new_node(tree, node)
     tree.left[node] = left
     tree.right[node] = right
     tree.split_time[node] = time
@@ -85,73 +84,76 @@ def _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, ti
         child = left if side[k] else right
         add_point(tree.first_point, next_point, child, rows[k])
         _add_target(tree.stats, child, Y[rows[k]], onehot, 1.0)
-    for child in children:
+    for child in (left, right):
         count = int(tree.stats[child, 0])
         m = points_of(tree.first_point, next_point, child, rows)
         assert m == count
-        tree = _set_hulls_of_points(tree, child, X, rows, m, pairs)
-    return tree, left, right
+        pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs)
+    return pool, left, right
 
 
-@numba.njit(cache=True, nogil=True)
-def _cut_time(tree, node, start, budget, X, pairs, rate_scale, perimeters, rng):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cut_time(tree, pool, node, start, budget, X, pairs, rate_scale, perimeters, rng):
     """The node is sampled until ``budget``: (the time of its cut after ``start``, inf for a block that cannot be
     cut; the sum of its perimeters), with the perimeters per pair in ``perimeters``."""
     tree.sampled_until[node] = budget
     if tree.stats[node, 0] <= MAX_UNCUT:
         return np.inf, 0.0
-    total = _perimeters(tree, node, X, pairs, perimeters)
+    total = _perimeters(tree, pool, node, X, pairs, perimeters)
     if total <= 0.0:
         return np.inf, total
     return start + rng.exponential(1.0 / (rate_scale * total)), total
 
 
 @numba.njit(cache=True, nogil=True)
-def hull_cut(tree, leaf, start_time, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
+def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
     """Algorithm 5 (HullCut) below the leaf from ``start_time``: cuts before ``budget``; every leaf it leaves has
-    been sampled until ``budget``."""
+    been sampled until ``budget``. Returns the pool."""
     perimeters = np.empty(pairs.shape[0])
-    time, total = _cut_time(tree, leaf, start_time, budget, X, pairs, rate_scale, perimeters, rng)
-    if not time < budget:  # most calls: the leaf is not cut (no stack needed)
-        return tree
-    tree, left, right = _cut_leaf(tree, leaf, next_point, X, Y, onehot, pairs, perimeters, total, time, rng)
-    stack = [(left, time), (right, time)]
-    while len(stack) > 0:
-        node, start = stack.pop()
-        time, total = _cut_time(tree, node, start, budget, X, pairs, rate_scale, perimeters, rng)
+    # The blocks left to sample, last in first out: at most one per point of the leaf (each block holds one).
+    stack_node = np.empty(int(tree.stats[leaf, 0]), np.int64)
+    stack_start = np.empty(stack_node.shape[0])
+    stack_node[0], stack_start[0] = leaf, start_time
+    top = 1
+    while top > 0:
+        top -= 1
+        node, start = stack_node[top], stack_start[top]
+        time, total = _cut_time(tree, pool, node, start, budget, X, pairs, rate_scale, perimeters, rng)
         if time < budget:
-            tree, left, right = _cut_leaf(tree, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng)
-            stack.append((left, time))
-            stack.append((right, time))
-    return tree
+            pool, stack_node[top], stack_node[top + 1] = _cut_leaf(
+                tree, pool, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng
+            )
+            stack_start[top] = stack_start[top + 1] = time
+            top += 2
+    return pool
 
 
 @numba.njit(cache=True, nogil=True)
-def _hold(tree, leaf, i, next_point, X, Y, onehot, pairs):
-    """Point i joins the leaf: its list, its statistics, and its hull in every pair."""
+def _hold(tree, pool, leaf, i, next_point, X, Y, onehot, pairs):
+    """Point i joins the leaf: its list, its statistics, and its hull in every pair. Returns the pool."""
     add_point(tree.first_point, next_point, leaf, i)
     _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
     for p in range(pairs.shape[0]):
-        h = tree.hull_size[leaf, p]
+        h = hull_size(tree, leaf, p)
         grown = np.empty(h + 1, np.int64)
         if h == 0:
             grown[0] = i
             g = 1
         else:
-            g = hull_with(X, hull(tree, leaf, p), h, i, pairs[p, 0], pairs[p, 1], grown)
-        tree = set_hull(tree, leaf, p, grown, g)
-    return tree
+            g = hull_with(X, vertices(tree, pool, leaf, p), h, i, pairs[p, 0], pairs[p, 1], grown)
+        pool = set_hull(tree, pool, leaf, p, grown, g)
+    return pool
 
 
-@numba.njit(cache=True, nogil=True)
-def _grown_hulls(tree, node, z, i, X, pairs, grown, grown_size, increase):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _grown_hulls(tree, pool, node, z, i, X, pairs, grown, grown_size, increase):
     """The node's hulls with point i added (grown[p, :grown_size[p]], or grown_size[p] = -1 when i is already inside
     the hull of pair p) and, per pair, the increase of the perimeter; returns the sum of the increases."""
     total = 0.0
     for p in range(pairs.shape[0]):
         d1, d2 = pairs[p, 0], pairs[p, 1]
-        old = hull(tree, node, p)
-        h = tree.hull_size[node, p]
+        old = vertices(tree, pool, node, p)
+        h = hull_size(tree, node, p)
         if contains(X, old, h, d1, d2, z[d1], z[d2]):
             grown_size[p] = -1
             increase[p] = 0.0
@@ -162,19 +164,18 @@ def _grown_hulls(tree, node, z, i, X, pairs, grown, grown_size, increase):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
-def _store_grown(tree, node, grown, grown_size):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _store_grown(tree, pool, node, grown, grown_size):
     for p in range(grown_size.shape[0]):
         if grown_size[p] >= 0:
-            tree = set_hull(tree, node, p, grown[p], grown_size[p])
-    return tree
+            pool = set_hull(tree, pool, node, p, grown[p], grown_size[p])
+    return pool
 
 
-@numba.njit(cache=True, nogil=True)
-def _new_parent(tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _new_parent(tree, pool, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng):
     """Algorithm 6: a cut at ``time`` that separates point i from the node's hull, in a new node above it; the node
-    is demoted under it, beside a new leaf holding i."""
-    tree = with_room(tree, 2)
+    is demoted under it, beside a new leaf holding i. Returns the pool (the caller made room for the nodes)."""
     parent = tree.parent[node]
     above = new_node(tree, parent)
     leaf = new_node(tree, above)
@@ -183,7 +184,9 @@ def _new_parent(tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_siz
     p = choose_proportional(increase, total, rng)
     z = X[i]
     d1, d2 = pairs[p, 0], pairs[p, 1]
-    theta, u = sample_separating_cut(X, hull(tree, node, p), tree.hull_size[node, p], d1, d2, z[d1], z[d2], rng)
+    theta, u = sample_separating_cut(
+        X, vertices(tree, pool, node, p), hull_size(tree, node, p), d1, d2, z[d1], z[d2], rng
+    )
     tree.pair[above] = p
     tree.direction[above, 0] = np.cos(theta)
     tree.direction[above, 1] = np.sin(theta)
@@ -195,18 +198,19 @@ def _new_parent(tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_siz
     else:
         tree.left[above] = node
         tree.right[above] = leaf
-    tree.stats[above] = tree.stats[node]
+    for k in range(tree.stats.shape[1]):
+        tree.stats[above, k] = tree.stats[node, k]
     _add_target(tree.stats, above, Y[i], onehot, 1.0)
     for q in range(pairs.shape[0]):
         if grown_size[q] >= 0:
-            tree = set_hull(tree, above, q, grown[q], grown_size[q])
+            pool = set_hull(tree, pool, above, q, grown[q], grown_size[q])
         else:
-            tree = set_hull(tree, above, q, hull(tree, node, q).copy(), tree.hull_size[node, q])
-    return _hold(tree, leaf, i, next_point, X, Y, onehot, pairs)
+            pool = set_hull(tree, pool, above, q, vertices(tree, pool, node, q).copy(), hull_size(tree, node, q))
+    return _hold(tree, pool, leaf, i, next_point, X, Y, onehot, pairs)
 
 
-@numba.njit(cache=True, nogil=True)
-def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng):
+@numba.njit(cache=True, nogil=True, inline="always")
+def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng):
     """Algorithm 4 (cBSP) for the stored point i with the budget of the current number of points.
 
     An internal node first draws the time of a cut separating i from its hull (rate: the increase of the
@@ -220,11 +224,12 @@ def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sa
       current one (the process is memoryless). A leaf that reaches 4 points is sampled from its start, as it
       could not be cut before. Under this rule the tree keeps the law of the batch process at the current budget
       whatever the arrival order, as the paper's Theorem requires.
+
+    The tree must have room for the nodes (2 per point it holds); returns the pool, which may have grown.
     """
     if tree.root[0] == NO_NODE:
-        tree = with_room(tree, 1)
         tree.root[0] = new_node(tree, NO_NODE)
-        return _hold(tree, tree.root[0], i, next_point, X, Y, onehot, pairs)
+        return _hold(tree, pool, tree.root[0], i, next_point, X, Y, onehot, pairs)
     n_pairs = pairs.shape[0]
     increase = np.empty(n_pairs)
     grown_size = np.empty(n_pairs, np.int64)
@@ -234,28 +239,32 @@ def insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sa
     while True:
         is_leaf = tree.left[node] == NO_NODE
         if is_leaf and (tree.stats[node, 0] <= MAX_UNCUT or leaf_sampling == TEXT):
-            tree = _hold(tree, node, i, next_point, X, Y, onehot, pairs)
-            if tree.stats[node, 0] > MAX_UNCUT:
-                tree = hull_cut(tree, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
-            return tree
-        grown = np.empty((n_pairs, tree.hull_size[node].max() + 1), np.int64)
-        total = _grown_hulls(tree, node, z, i, X, pairs, grown, grown_size, increase)
+            pool = _hold(tree, pool, node, i, next_point, X, Y, onehot, pairs)
+            cut = tree.stats[node, 0] > MAX_UNCUT
+            break
+        widest = 0
+        for p in range(n_pairs):
+            widest = max(widest, hull_size(tree, node, p))
+        grown = np.empty((n_pairs, widest + 1), np.int64)
+        total = _grown_hulls(tree, pool, node, z, i, X, pairs, grown, grown_size, increase)
         limit = tree.sampled_until[node] if is_leaf else tree.split_time[node]
         if total > 0.0:
             time = start + rng.exponential(1.0 / (rate_scale * total))
             if time < limit:
                 return _new_parent(
-                    tree, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng
+                    tree, pool, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng
                 )
-        tree = _store_grown(tree, node, grown, grown_size)
+        pool = _store_grown(tree, pool, node, grown, grown_size)
         _add_target(tree.stats, node, Y[i], onehot, 1.0)
         if is_leaf:
             add_point(tree.first_point, next_point, node, i)
-            if budget > limit:
-                tree = hull_cut(tree, node, limit, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
-            return tree
+            cut, start = budget > limit, limit
+            break
         start = tree.split_time[node]
         node = tree.left[node] if goes_left(tree, node, z, pairs) else tree.right[node]
+    if cut:  # the leaf x joined is sampled again
+        pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+    return pool
 
 
 @numba.njit(cache=True, nogil=True)
@@ -265,14 +274,29 @@ def budget_at(n, budget_scale, budget_exponent):
 
 
 @numba.njit(cache=True, nogil=True)
+def _insert_points(
+    tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
+    rng,
+):  # fmt: skip
+    """``learn``'s loop over the points; returns the pool."""
+    for i in range(start, end):
+        budget = budget_at(i + 1, budget_scale, budget_exponent)
+        pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
+    return pool
+
+
+@drives(_insert_points)
 def learn(
     tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling, rng
 ):
-    """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree."""
-    for i in range(start, end):
-        budget = budget_at(i + 1, budget_scale, budget_exponent)
-        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
-    return tree
+    """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree (grown
+    here first: every leaf holds a point, so 2 nodes per point are room enough)."""
+    tree = with_room(tree, 2 * end - int(tree.n_nodes[0]))
+    pool = _insert_points(
+        tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
+        leaf_sampling, rng,
+    )  # fmt: skip
+    return tree._replace(pool=pool)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -296,31 +320,31 @@ def predict(tree, X, onehot, pairs, vote, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def progressive(
-    tree,
-    next_point,
-    X,
-    Y,
-    start,
-    end,
-    onehot,
-    pairs,
-    rate_scale,
-    budget_scale,
-    budget_exponent,
-    leaf_sampling,
-    vote,
-    rng,
-    prior,
-    out,
-):
-    """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
-    while the tree is empty). Returns the tree."""
+def _progressive_points(
+    tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
+    vote, rng, prior, out,
+):  # fmt: skip
+    """``progressive``'s loop over the points; returns the pool."""
     for i in range(start, end):
         if tree.root[0] == NO_NODE:
-            out[i - start] += prior
+            for k in range(prior.shape[0]):
+                out[i - start, k] += prior[k]
         else:
             _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i - start])
         budget = budget_at(i + 1, budget_scale, budget_exponent)
-        tree = insert(tree, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
-    return tree
+        pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
+    return pool
+
+
+def progressive(
+    tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling, vote,
+    rng, prior, out,
+):  # fmt: skip
+    """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
+    while the tree is empty). Returns the tree (grown here first, as in ``learn``)."""
+    tree = with_room(tree, 2 * end - int(tree.n_nodes[0]))
+    pool = _progressive_points(
+        tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
+        leaf_sampling, vote, rng, prior, out,
+    )  # fmt: skip
+    return tree._replace(pool=pool)

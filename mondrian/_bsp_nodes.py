@@ -10,7 +10,8 @@ their one-hot labels or the sum of their targets (columns 1..). The cut of an in
 x[d1] cos + x[d2] sin = position in the pair (d1, d2) = ``pair_dims(pair)``; points on or below it go left.
 ``split_time`` is the cost time of the cut from the root (inf at a leaf): children start at their parent's time;
 a leaf that may be cut (more than 3 points) has had no cut up to ``sampled_until``, its budget so far.
-Kernels grow the arrays themselves (doubling), since one update may cut a leaf into many nodes.
+The node arrays grow before the kernels run (every leaf holds a point: 2 nodes per point are enough); the pool grows
+in the kernels (doubling), which pass it along apart from the tree.
 """
 
 from typing import NamedTuple
@@ -18,7 +19,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE, grown_array
+from mondrian._nodes import NO_NODE, reserved_rows
 from mondrian._points import NO_POINT
 
 
@@ -63,59 +64,21 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
     )
 
 
-@numba.njit(cache=True, nogil=True)
-def with_room(tree, n_new):
-    """``tree`` with room for ``n_new`` more nodes (a copy grown by doubling if needed)."""
-    need = tree.n_nodes[0] + n_new
+def with_room(tree: BSPArrays, n_new: int) -> BSPArrays:
+    """``tree`` with room for ``n_new`` more nodes (a copy grown by doubling if needed). Called from Python, before
+    the kernels run: they never grow the node arrays (only the pool, see ``set_hull``)."""
+    need = int(tree.n_nodes[0]) + n_new
     capacity = tree.parent.shape[0]
     if need <= capacity:
         return tree
     capacity = max(need, 2 * capacity)
-    return BSPArrays(
-        grown_array(tree.parent, capacity, NO_NODE),
-        grown_array(tree.left, capacity, NO_NODE),
-        grown_array(tree.right, capacity, NO_NODE),
-        grown_array(tree.pair, capacity, NO_NODE),
-        grown_array(tree.direction, capacity, 0.0),
-        grown_array(tree.position, capacity, 0.0),
-        grown_array(tree.split_time, capacity, np.inf),
-        grown_array(tree.sampled_until, capacity, 0.0),
-        grown_array(tree.stats, capacity, 0.0),
-        grown_array(tree.first_point, capacity, NO_POINT),
-        grown_array(tree.hull_start, capacity, 0),
-        grown_array(tree.hull_size, capacity, 0),
-        tree.pool,
-        tree.pool_used,
-        tree.n_nodes,
-        tree.root,
-    )
+    fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0)
+    return BSPArrays(*(reserved_rows(a, capacity, fill) for a, fill in zip(tree[:12], fills, strict=True)), *tree[12:])
 
 
-@numba.njit(cache=True, nogil=True)
-def _with_pool(tree, pool):
-    return BSPArrays(
-        tree.parent,
-        tree.left,
-        tree.right,
-        tree.pair,
-        tree.direction,
-        tree.position,
-        tree.split_time,
-        tree.sampled_until,
-        tree.stats,
-        tree.first_point,
-        tree.hull_start,
-        tree.hull_size,
-        pool,
-        tree.pool_used,
-        tree.n_nodes,
-        tree.root,
-    )
-
-
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def new_node(tree, parent):
-    """Index of a fresh leaf under ``parent`` (the caller made room with ``with_room``)."""
+    """Index of a fresh leaf under ``parent`` (room was made before the kernel ran, ``with_room``)."""
     node = tree.n_nodes[0]
     tree.n_nodes[0] = node + 1
     tree.parent[node] = parent
@@ -142,32 +105,48 @@ def slot_capacity(size):
 @numba.njit(cache=True, nogil=True)
 def hull(tree, node, p):
     """The vertices of the node's hull in pair p (a view into the pool)."""
+    return vertices(tree, tree.pool, node, p)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def vertices(tree, pool, node, p):
+    """``hull`` in the kernels, which hold the pool apart from the tree (it may grow while they run, ``set_hull``)."""
     start = tree.hull_start[node, p]
-    return tree.pool[start : start + tree.hull_size[node, p]]
+    return pool[start : start + tree.hull_size[node, p]]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def hull_size(tree, node, p):
+    """The number of vertices of the node's hull in pair p, as int64 (what the hull functions are compiled for)."""
+    return np.int64(tree.hull_size[node, p])
 
 
 @numba.njit(cache=True, nogil=True)
-def set_hull(tree, node, p, rows, size):
-    """Store rows[:size] as the node's hull in pair p; returns the tree (with a grown pool if it had to grow).
-    The slot is rewritten in place when it can hold the new hull (a slot never shrinks)."""
+def set_hull(tree, pool, node, p, rows, size):
+    """Store rows[:size] as the node's hull in pair p; returns the pool, a grown copy if it had to grow (the caller
+    passes it on; the tree's own ``pool`` is set at the end of the kernel's run). The slot is rewritten in place
+    when it can hold the new hull (a slot never shrinks). Copies go element by element: a slice assignment compiles
+    numba's shape-error message."""
     old = tree.hull_size[node, p]
     if old > 0 and size <= slot_capacity(old):
         start = tree.hull_start[node, p]
     else:
         start = tree.pool_used[0]
         need = start + slot_capacity(size)
-        if need > tree.pool.shape[0]:
-            pool = np.empty(max(need, 2 * tree.pool.shape[0]), np.int64)
-            pool[:start] = tree.pool[:start]
-            tree = _with_pool(tree, pool)
+        if need > pool.shape[0]:
+            grown = np.empty(max(need, 2 * pool.shape[0]), np.int64)
+            for k in range(start):
+                grown[k] = pool[k]
+            pool = grown
         tree.pool_used[0] = need
-    tree.pool[start : start + size] = rows[:size]
+    for k in range(size):
+        pool[start + k] = rows[k]
     tree.hull_start[node, p] = start
     tree.hull_size[node, p] = size
-    return tree
+    return pool
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def goes_left(tree, node, x, pairs):
     """Whether the point x (all its features) is on or below the node's cut line."""
     p = tree.pair[node]

@@ -102,7 +102,8 @@ def insert_parent_above(tree, stats, j, x, time, rng):
         threshold = store_uniform_below(tree.threshold, p, x[dim], tree.box_lower[j, dim], rng)
     _enclose(tree.box_lower, tree.box_upper, p, x)
     leaf = add_node(tree, p, x, x)
-    stats[p] = stats[j]
+    for k in range(stats.shape[1]):
+        stats[p, k] = stats[j, k]
     replace_child(tree.left, tree.right, tree.root, grandparent, j, p)
     tree.parent[j] = p
     if x[dim] <= threshold:

@@ -29,6 +29,7 @@ in ``_paused``.
 import numba
 import numpy as np
 
+from mondrian._compile import drives
 from mondrian._extend import SPLIT_LEAVES, extend, extend_along, extension_rate, first_outside, path_after
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
@@ -79,7 +80,8 @@ def _posterior(stats, node, discount, base, out):
         customers += c
         tables += min(c, 1.0)
     if customers == 0.0:
-        out[:] = base
+        for k in range(m):
+            out[k] = base[k]
         return
     share = discount * tables
     for k in range(m):
@@ -194,27 +196,40 @@ def count_up(tree, stats, lifetime, top):
 
 
 @numba.njit(cache=True, nogil=True)
+def _sample_first(tree, stats, X, y, lifetime, rng):
+    """``learn`` into an empty tree: the points sampled at once, the counts then computed bottom-up."""
+    n = X.shape[0]
+    tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
+    leaves = np.empty(n, np.int64)
+    sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
+    stats[: tree.n_nodes[0]] = 0.0
+    for i in range(n):
+        stats[leaves[i], 0] += 1.0
+        stats[leaves[i], 1 + int(y[i])] += 1.0
+    count_up(tree, stats, lifetime, tree.root[0])
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_each(tree, stats, X, y, lifetime, rng):
+    """``learn`` into a non-empty tree: online extension point by point, the counts updated along the path."""
+    path = np.empty(capacity(tree), np.int64)
+    for i in range(X.shape[0]):
+        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, 0)
+
+
+@drives(_sample_first)
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Add the points (X, y) to the tree: batch sampling into an empty tree (counts then computed bottom-up), else
-    online extension point by point (counts updated along the path). The caller reserved 2 * len(X) nodes."""
+    online extension point by point (counts updated along the path). The caller reserved 2 * len(X) nodes. The
+    two ways are two kernels, so that a first fit compiles only the first."""
     if not onehot:
         raise ValueError("IKN smoothing is for classification only")
-    n = X.shape[0]
-    if n == 0:
+    if X.shape[0] == 0:
         return
     if tree.root[0] == NO_NODE:
-        tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
-        leaves = np.empty(n, np.int64)
-        sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
-        stats[: tree.n_nodes[0]] = 0.0
-        for i in range(n):
-            stats[leaves[i], 0] += 1.0
-            stats[leaves[i], 1 + int(y[i])] += 1.0
-        count_up(tree, stats, lifetime, tree.root[0])
-        return
-    path = np.empty(capacity(tree), np.int64)
-    for i in range(n):
-        learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, 0)
+        _sample_first(tree, stats, X, y, lifetime, rng)
+    else:
+        _learn_each(tree, stats, X, y, lifetime, rng)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -291,7 +306,8 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     for i in range(X.shape[0]):
         n = 0
         if tree.root[0] == NO_NODE:
-            out[i] += prior
+            for k in range(prior.shape[0]):
+                out[i, k] += prior[k]
         else:
             n = add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i])
         learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, n)

@@ -18,6 +18,7 @@ batch is then learnt point by point.
 import numba
 import numpy as np
 
+from mondrian._compile import drives
 from mondrian._extend import KEEP_LEAVES, SPLIT_LEAVES, extend_along
 from mondrian._leaf_mean import add_prediction, add_target
 from mondrian._nodes import NO_NODE, add_node, capacity
@@ -77,8 +78,9 @@ def _pick_leaf(tree, stats, target, min_split):
 def _refit(tree, stats, first, next_point, X, y, onehot, node, scratch):
     """The node's range and statistics from the points it holds."""
     n = points_of(first, next_point, node, scratch)
-    tree.box_lower[node] = X[scratch[0]]
-    tree.box_upper[node] = X[scratch[0]]
+    for d in range(X.shape[1]):
+        tree.box_lower[node, d] = X[scratch[0], d]
+        tree.box_upper[node, d] = X[scratch[0], d]
     stats[node] = 0.0
     for k in range(n):
         i = scratch[k]
@@ -151,13 +153,20 @@ def _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
     return lifetime
 
 
-@numba.njit(cache=True, nogil=True)
+@drives(_start)
 def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng):
     """Learn points start..end-1 of the store (X, y), points 0..start-1 being in the tree already; the caller
-    reserved room for 2 * end nodes. Returns the lifetime reached, lam_end."""
+    reserved room for 2 * end nodes. Returns the lifetime reached, lam_end. A first batch sampled at once and the
+    points learnt one by one are two kernels, so that a first fit compiles only the first."""
+    if tree.root[0] == NO_NODE and min_split <= 2:
+        return _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
+    return _learn_each(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_each(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng):
+    """``learn`` point by point (the first one alone into an empty tree)."""
     if tree.root[0] == NO_NODE:
-        if min_split <= 2:
-            return _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
         _start(tree, stats, first, next_point, X, y, start, start + 1, onehot, scale, rng)
         start += 1
     path = np.empty(capacity(tree), np.int64)
@@ -180,7 +189,8 @@ def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale,
     rate = total_rate(tree, stats, min_split)
     for i in range(start, end):
         if tree.root[0] == NO_NODE:
-            out[i - start] += prior
+            for k in range(prior.shape[0]):
+                out[i - start, k] += prior[k]
             lifetime = _start(tree, stats, first, next_point, X, y, i, i + 1, onehot, scale, rng)
             continue
         n = path_of(tree, X[i], lifetime, path)

@@ -10,6 +10,7 @@ this separate kernel, so a smoother forecaster can replace it.
 import numba
 import numpy as np
 
+from mondrian._compile import drives
 from mondrian._extend import SPLIT_LEAVES, extend
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._process import sample_block
@@ -52,23 +53,39 @@ def add_prediction(stats, node, params, out):
 
 
 @numba.njit(cache=True, nogil=True)
+def _sample_first(tree, stats, X, y, onehot, lifetime, rng):
+    """``learn`` into an empty tree: the points sampled at once."""
+    n = X.shape[0]
+    tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
+    leaves = np.empty(n, np.int64)
+    sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
+    for i in range(n):
+        add_target(stats, leaves[i], y[i], onehot)
+
+
+@numba.njit(cache=True, nogil=True)
+def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
+    """``learn`` into a non-empty tree: each point extends it in turn (their targets are added after)."""
+    n = X.shape[0]
+    leaves = np.empty(n, np.int64)
+    path = np.empty(capacity(tree), np.int64)
+    for i in range(n):
+        leaves[i] = extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
+    for i in range(n):
+        add_target(stats, leaves[i], y[i], onehot)
+
+
+@drives(_sample_first)
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Add the points (X, y) to the tree: batch sampling into an empty tree, else online extension.
 
-    Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes.
+    Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes. The two ways are two
+    kernels, so that a first fit compiles only the first.
     """
-    n = X.shape[0]
     if tree.root[0] == NO_NODE:
-        tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
-        leaves = np.empty(n, np.int64)
-        sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
+        _sample_first(tree, stats, X, y, onehot, lifetime, rng)
     else:
-        leaves = np.empty(n, np.int64)
-        path = np.empty(capacity(tree), np.int64)
-        for i in range(n):
-            leaves[i] = extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
-    for i in range(n):
-        add_target(stats, leaves[i], y[i], onehot)
+        _extend_each(tree, stats, X, y, onehot, lifetime, rng)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -84,7 +101,8 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     path = np.empty(capacity(tree), np.int64)
     for i in range(X.shape[0]):
         if tree.root[0] == NO_NODE:
-            out[i] += prior
+            for k in range(prior.shape[0]):
+                out[i, k] += prior[k]
         else:
             add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
         add_target(stats, extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path), y[i], onehot)

@@ -1,7 +1,10 @@
 """Node-array storage shared by every Mondrian-family tree.
 
 A tree is a struct of parallel arrays with one row per node, grown by doubling
-capacity (as scikit-learn's ``Tree``), never a Python object per node.
+capacity (as scikit-learn's ``Tree``), never a Python object per node. It grows in
+Python, between kernel calls (``reserved``): the caller reserves room, or a kernel
+stops before it could run out of it (kernels that copied the tree to grow it spent
+most of their compile time there).
 ``box_lower``/``box_upper`` hold the node's box: the range of the data it has
 seen for range-based (restricted) trees, the cell itself for full partitions.
 ``split_time`` is the Mondrian time of the node's split, ``inf`` for a leaf; a
@@ -12,6 +15,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 NO_NODE = -1
 
@@ -47,32 +51,6 @@ def empty_tree(n_features: int, capacity: int = 16, dtype=np.float64) -> TreeArr
 
 
 @numba.njit(cache=True, nogil=True)
-def grown_array(a, capacity, fill):
-    """A copy of a per-node array with ``capacity`` rows, the new ones set to ``fill``."""
-    out = np.empty((capacity,) + a.shape[1:], a.dtype)  # noqa: RUF005 (numba has no starred tuples)
-    out[: a.shape[0]] = a
-    out[a.shape[0] :] = fill
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def grow(tree, capacity):
-    """A copy of ``tree`` with room for ``capacity`` nodes (kernel-side growth)."""
-    return TreeArrays(
-        grown_array(tree.parent, capacity, NO_NODE),
-        grown_array(tree.left, capacity, NO_NODE),
-        grown_array(tree.right, capacity, NO_NODE),
-        grown_array(tree.feature, capacity, NO_NODE),
-        grown_array(tree.threshold, capacity, 0.0),
-        grown_array(tree.split_time, capacity, np.inf),
-        grown_array(tree.box_lower, capacity, 0.0),
-        grown_array(tree.box_upper, capacity, 0.0),
-        tree.n_nodes,
-        tree.root,
-    )
-
-
-@numba.njit(cache=True, nogil=True)
 def replace_child(left, right, root, parent, old, new):
     """Put node ``new`` where ``old`` was: under ``parent`` (NO_NODE: as the root)."""
     if parent == NO_NODE:
@@ -83,9 +61,22 @@ def replace_child(left, right, root, parent, old, new):
         right[parent] = new
 
 
-@numba.njit(cache=True, nogil=True)
 def capacity(tree):
+    """The rows the node arrays have room for (callable from Python and from the kernels)."""
     return tree.parent.shape[0]
+
+
+@overload(capacity, inline="always")
+def _capacity_in_kernels(tree):
+    return lambda tree: tree.parent.shape[0]
+
+
+def _grown(a: np.ndarray, rows: int, fill) -> np.ndarray:
+    """A copy of a per-node array with ``rows`` rows, the new ones set to ``fill``."""
+    out = np.empty((rows, *a.shape[1:]), a.dtype)
+    out[: a.shape[0]] = a
+    out[a.shape[0] :] = fill
+    return out
 
 
 def reserved(tree: TreeArrays, n_new: int) -> TreeArrays:
@@ -93,17 +84,22 @@ def reserved(tree: TreeArrays, n_new: int) -> TreeArrays:
     needed = int(tree.n_nodes[0]) + n_new
     if needed <= capacity(tree):
         return tree
-    return grow(tree, max(needed, 2 * capacity(tree)))
+    rows = max(needed, 2 * capacity(tree))
+    return TreeArrays(
+        *(_grown(a, rows, fill) for a, fill in zip(tree[:8], (NO_NODE,) * 4 + (0.0, np.inf, 0.0, 0.0), strict=True)),
+        tree.n_nodes,
+        tree.root,
+    )
 
 
 def reserved_rows(a: np.ndarray, rows: int, fill=0) -> np.ndarray:
     """Side array ``a`` (new rows set to ``fill``) with at least ``rows`` rows, doubling: per node, or per point."""
     if a.shape[0] >= rows:
         return a
-    return grown_array(a, max(rows, 2 * a.shape[0]), fill)
+    return _grown(a, max(rows, 2 * a.shape[0]), fill)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def add_node(tree, parent, lower, upper):
     """Append a leaf with box [lower, upper] below ``parent``; the caller ensured capacity."""
     node = tree.n_nodes[0]
@@ -114,8 +110,9 @@ def add_node(tree, parent, lower, upper):
     tree.feature[node] = NO_NODE
     tree.threshold[node] = 0.0
     tree.split_time[node] = np.inf
-    tree.box_lower[node] = lower
-    tree.box_upper[node] = upper
+    for d in range(lower.shape[0]):  # element by element: a row assignment compiles numba's shape-error message
+        tree.box_lower[node, d] = lower[d]
+        tree.box_upper[node, d] = upper[d]
     return node
 
 

@@ -22,7 +22,8 @@ can split, see below) and split_time 0 at internal nodes (no Mondrian time: inte
 ``LeafStats`` holds one row per node (label counts in the leaf-mean layout, the node's slot) and one row per slot:
 the range and candidate tests of a leaf that can still split. A leaf that splits hands its slot to its left child
 and a new slot to its right child, or frees it when the children are at max_depth (they never split, so they keep
-no tests); freed slots are reused first. Both kinds of rows grow by doubling inside the kernels, which return the
+no tests); freed slots are reused first. Both kinds of rows grow by doubling, in Python between kernel calls: a
+learning kernel stops before a point that may not fit, and ``learn``, ``progressive`` and ``update`` return the
 (possibly new) arrays.
 """
 
@@ -31,8 +32,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from mondrian._compile import drives
 from mondrian._leaf_mean import add_leaf_mean
-from mondrian._nodes import NO_NODE, add_node, capacity, grow, grown_array
+from mondrian._nodes import NO_NODE, add_node, capacity, reserved, reserved_rows
 from mondrian._process import set_split
 from mondrian._route import leaf_of
 
@@ -93,34 +95,38 @@ def kernel_params(
     return np.array([min_samples_split, min_gain, depth, n_passes, low, high], np.float64)
 
 
-# -- growth inside the kernels -------------------------------------------------------------------------------------
-@numba.njit(cache=True, nogil=True)
-def _at_least(a, rows, fill):
-    """``a`` itself if it has ``rows`` rows, else a copy with at least twice its rows, new ones set to ``fill``."""
-    if a.shape[0] >= rows:
-        return a
-    return grown_array(a, max(rows, 2 * a.shape[0]), fill)
+# -- growth, outside the kernels ---------------------------------------------------------------------------------
+# A learning kernel never grows the arrays: it stops before a point that may need more room than is left, and its
+# Python driver grows them (doubling) and calls it again from that point. Kernels that grew them themselves, and
+# returned the tree and statistics from every function that may split, cost most of the compile time.
+ROOM_NODES, ROOM_SLOTS = 2, 1  # what one update may take: a split's two children and a slot (a new root: 1 and 1)
 
 
-@numba.njit(cache=True, nogil=True)
-def _with_room(tree, stats, n_nodes, n_slots):
-    """The tree and its statistics with room for ``n_nodes`` more nodes and ``n_slots`` more slots."""
-    needed = tree.n_nodes[0] + n_nodes
-    if needed > capacity(tree):
-        tree = grow(tree, max(needed, 2 * capacity(tree)))
-    rows = capacity(tree)
-    slots = stats.n_slots[0] + n_slots
+def _with_room(tree, stats: LeafStats, n_nodes: int, n_slots: int):
+    """The tree and its statistics with room for ``n_nodes`` more nodes and ``n_slots`` more slots (copies grown by
+    doubling when needed)."""
+    tree = reserved(tree, n_nodes)
+    rows, slots = capacity(tree), int(stats.n_slots[0]) + n_slots
     return tree, LeafStats(
-        _at_least(stats.counts, rows, 0.0),
-        _at_least(stats.slot, rows, NO_NODE),
-        _at_least(stats.lower, slots, 0.0),
-        _at_least(stats.upper, slots, 0.0),
-        _at_least(stats.test_feature, slots, 0),
-        _at_least(stats.test_threshold, slots, 0.0),
-        _at_least(stats.test_counts, slots, 0.0),
-        _at_least(stats.free, slots, 0),
+        reserved_rows(stats.counts, rows, 0.0),
+        reserved_rows(stats.slot, rows, NO_NODE),
+        reserved_rows(stats.lower, slots, 0.0),
+        reserved_rows(stats.upper, slots, 0.0),
+        reserved_rows(stats.test_feature, slots, 0),
+        reserved_rows(stats.test_threshold, slots, 0.0),
+        reserved_rows(stats.test_counts, slots, 0.0),
+        reserved_rows(stats.free, slots, 0),
         stats.n_free,
         stats.n_slots,
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _has_room(tree, stats, n_nodes, n_slots):
+    """Whether ``n_nodes`` more nodes and ``n_slots`` more slots fit (``_with_room`` grows them together)."""
+    return (
+        tree.n_nodes[0] + n_nodes <= min(capacity(tree), stats.slot.shape[0])
+        and stats.n_slots[0] + n_slots <= stats.free.shape[0]
     )
 
 
@@ -207,33 +213,31 @@ def _add_point(counts, slot, lower, upper, test_feature, test_threshold, test_co
         test_counts[s, k, side, c] += w
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _new_root(tree, stats, x, max_depth, low, high, rng):
     """The root of an empty tree (a fresh row: zero counts, no slot). If it can split, its range starts at x with
     its tests left undrawn or, for a feature range [low, high] known in advance (low not nan), at that box with its
-    tests drawn at once."""
-    tree, stats = _with_room(tree, stats, 1, 1)
+    tests drawn at once. The caller made room."""
     root = add_node(tree, NO_NODE, tree.box_lower[0], tree.box_upper[0])
     tree.root[0] = root
     if max_depth > 0:
         s = _take_slot(stats.free, stats.n_free, stats.n_slots)
         stats.slot[root] = s
         if np.isnan(low):
-            stats.lower[s] = x
-            stats.upper[s] = x
+            for f in range(x.shape[0]):
+                stats.lower[s, f] = x[f]
+                stats.upper[s, f] = x[f]
             stats.test_feature[s] = NO_NODE
         else:
             stats.lower[s] = low
             stats.upper[s] = high
             draw_tests(stats.lower, stats.upper, stats.test_feature, stats.test_threshold, stats.test_counts, s, rng)
-    return tree, stats
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _split(tree, stats, leaf, k, max_depth, rng):
     """Split the leaf on its candidate test k: children labelled with the test's side weights, fresh tests in
-    their ranges (the leaf's range cut at the threshold) unless they sit at max_depth."""
-    tree, stats = _with_room(tree, stats, 2, 1)
+    their ranges (the leaf's range cut at the threshold) unless they sit at max_depth. The caller made room."""
     s = stats.slot[leaf]
     f, t = stats.test_feature[s, k], stats.test_threshold[s, k]
     left = add_node(tree, leaf, tree.box_lower[leaf], tree.box_upper[leaf])
@@ -242,36 +246,46 @@ def _split(tree, stats, leaf, k, max_depth, rng):
     counts = stats.counts
     for side in range(2):
         child = left if side == 0 else right
-        counts[child, 1:] = stats.test_counts[s, k, side]
-        counts[child, 0] = counts[child, 1:].sum()
+        total = 0.0
+        for c in range(counts.shape[1] - 1):
+            counts[child, 1 + c] = stats.test_counts[s, k, side, c]
+            total += counts[child, 1 + c]
+        counts[child, 0] = total
     stats.slot[leaf] = NO_NODE
     if _depth(tree.parent, leaf) + 1 >= max_depth:
         stats.free[stats.n_free[0]] = s
         stats.n_free[0] += 1
         stats.slot[left] = NO_NODE
         stats.slot[right] = NO_NODE
-        return tree, stats
+        return
     r = _take_slot(stats.free, stats.n_free, stats.n_slots)
-    stats.lower[r] = stats.lower[s]
-    stats.upper[r] = stats.upper[s]
+    for d in range(stats.lower.shape[1]):
+        stats.lower[r, d] = stats.lower[s, d]
+        stats.upper[r, d] = stats.upper[s, d]
     stats.upper[s, f] = t  # the left child's points have x[f] <= t, the right child's x[f] > t
     stats.lower[r, f] = t
     stats.slot[left] = s
     stats.slot[right] = r
     for slot in (s, r):
         draw_tests(stats.lower, stats.upper, stats.test_feature, stats.test_threshold, stats.test_counts, slot, rng)
-    return tree, stats
 
 
-@numba.njit(cache=True, nogil=True)
-def update(tree, stats, x, c, w, params, rng):
+def update(tree, stats: LeafStats, x, c, w, params, rng):
     """Learn the point (x, class c) with weight w > 0: add it to its leaf, then split the leaf on its best test if
     the leaf has seen a weight >= min_samples_split since its tests were drawn and that test's gain is > 0 and
     >= min_gain. The root draws its tests once it has seen a weight >= min_samples_split, or at once for a known
     feature range. Returns the (possibly grown) tree and statistics."""
+    tree, stats = _with_room(tree, stats, ROOM_NODES, ROOM_SLOTS)
+    _update(tree, stats, x, c, w, params, rng)
+    return tree, stats
+
+
+@numba.njit(cache=True, nogil=True)
+def _update(tree, stats, x, c, w, params, rng):
+    """``update`` in a tree with room for it."""
     min_samples_split, min_gain, max_depth = params[0], params[1], params[2]
     if tree.root[0] == NO_NODE:
-        tree, stats = _new_root(tree, stats, x, max_depth, params[4], params[5], rng)
+        _new_root(tree, stats, x, max_depth, params[4], params[5], rng)
     leaf = leaf_of(tree, x, np.inf)
     _add_point(
         stats.counts,
@@ -288,43 +302,62 @@ def update(tree, stats, x, c, w, params, rng):
     )
     s = stats.slot[leaf]
     if s == NO_NODE:
-        return tree, stats
+        return
     if stats.test_feature[s, 0] == NO_NODE:  # the root, still learning the range of the data
         if stats.counts[leaf, 0] >= min_samples_split:
             draw_tests(stats.lower, stats.upper, stats.test_feature, stats.test_threshold, stats.test_counts, s, rng)
-        return tree, stats
-    if stats.test_counts[s, 0].sum() < min_samples_split:
-        return tree, stats
+        return
+    seen = 0.0  # the weight seen since the tests were drawn: test 0's, both sides
+    for side in range(2):
+        for k in range(stats.test_counts.shape[3]):
+            seen += stats.test_counts[s, 0, side, k]
+    if seen < min_samples_split:
+        return
     k, gain = best_test(stats.test_counts, s)
     if gain > 0.0 and gain >= min_gain:
-        tree, stats = _split(tree, stats, leaf, k, max_depth, rng)
-    return tree, stats
+        _split(tree, stats, leaf, k, max_depth, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _learn_bagged(tree, stats, x, c, params, rng):
     """Online bagging: the tree learns the point k ~ Poisson(1) times, as one update with weight k."""
     w = rng.poisson(1.0)
     if w > 0:
-        tree, stats = update(tree, stats, x, c, float(w), params, rng)
-    return tree, stats
+        _update(tree, stats, x, c, float(w), params, rng)
 
 
 @numba.njit(cache=True, nogil=True)
-def learn(tree, stats, X, y, onehot, lifetime, params, rng):
+def _learn_from(tree, stats, X, y, params, rng, position):
+    """``learn`` from ``position`` on (row i of pass p is position p * len(X) + i) until the end, or until the tree
+    may not have room for the next row; returns the position reached."""
+    end = int(params[3]) * X.shape[0]
+    while position < end:
+        if not _has_room(tree, stats, ROOM_NODES, ROOM_SLOTS):
+            return position
+        i = position % X.shape[0]
+        _learn_bagged(tree, stats, X[i], int(y[i]), params, rng)
+        position += 1
+    return position
+
+
+@drives(_learn_from)
+def learn(tree, stats: LeafStats, X, y, onehot, lifetime, params, rng):
     """n_passes passes over the rows of (X, y) (class indices as floats), in order, each with fresh Poisson
     weights. Returns the (possibly grown) tree and statistics."""
-    for _ in range(int(params[3])):
-        for i in range(X.shape[0]):
-            tree, stats = _learn_bagged(tree, stats, X[i], int(y[i]), params, rng)
-    return tree, stats
+    position, end = 0, int(params[3]) * X.shape[0]
+    while True:
+        position = _learn_from(tree, stats, X, y, params, rng, position)
+        if position == end:
+            return tree, stats
+        tree, stats = _with_room(tree, stats, ROOM_NODES, ROOM_SLOTS)
 
 
 @numba.njit(cache=True, nogil=True)
 def _add_prediction(tree, counts, x, prior, out):
     """out += the label distribution of the leaf holding x, or ``prior`` for a tree that has learnt nothing."""
     if tree.root[0] == NO_NODE:
-        out += prior
+        for k in range(out.shape[0]):
+            out[k] += prior[k]
     else:
         add_leaf_mean(counts, leaf_of(tree, x, np.inf), out)
 
@@ -338,11 +371,26 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
+def _progressive_from(tree, stats, X, y, params, rng, prior, out, i):
+    """``progressive`` from row i on, until the end or until the tree may not have room for the next row (checked
+    before its prediction is added); returns the row reached."""
+    passes = int(params[3])
+    while i < X.shape[0]:
+        if not _has_room(tree, stats, passes * ROOM_NODES, passes * ROOM_SLOTS):
+            return i
+        _add_prediction(tree, stats.counts, X[i], prior, out[i])
+        for _ in range(passes):
+            _learn_bagged(tree, stats, X[i], int(y[i]), params, rng)
+        i += 1
+    return i
+
+
+def progressive(tree, stats: LeafStats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += the prediction at X[i] before learning it, then learn (X[i], y[i]) as a
     one-row ``learn`` would (n_passes Poisson weights). Returns the (possibly grown) tree and statistics."""
-    for i in range(X.shape[0]):
-        _add_prediction(tree, stats.counts, X[i], prior, out[i])
-        for _ in range(int(params[3])):
-            tree, stats = _learn_bagged(tree, stats, X[i], int(y[i]), params, rng)
-    return tree, stats
+    i, passes = 0, int(params[3])
+    while True:
+        i = _progressive_from(tree, stats, X, y, params, rng, prior, out, i)
+        if i == X.shape[0]:
+            return tree, stats
+        tree, stats = _with_room(tree, stats, passes * ROOM_NODES, passes * ROOM_SLOTS)

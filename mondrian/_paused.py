@@ -60,18 +60,30 @@ def _room_needed(tree, stats, path, n):
     return 2 + (2 * (int(stats[leaf, 0]) + 1) if is_paused(tree, stats, leaf) else 0)
 
 
-@numba.njit(cache=True, nogil=True)
 def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
     """Learn points start..end-1 of the store (X, y): sampled at once into an empty tree, else one at a time.
 
     Returns (i, room): points start..i-1 are learnt; i < end when point i may need more than the tree's free room
     (the caller grows the tree by ``room`` nodes and calls again from i). An empty tree needs room for 2 nodes per
-    point."""
-    reached = np.empty(end, np.int64)
+    point. The two ways are two kernels, so that a first fit compiles only the first."""
     if tree.root[0] == NO_NODE:
-        tree.root[0] = add_node(tree, NO_NODE, X[start], X[start])
-        _sample(tree, stats, first, next_point, X, y, np.arange(start, end), tree.root[0], lifetime, rng, reached)
-        return end, 0
+        return _learn_first(tree, stats, first, next_point, X, y, start, end, lifetime, rng)
+    return _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_first(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
+    """``learn`` into an empty tree: points start..end-1 sampled at once."""
+    reached = np.empty(end, np.int64)
+    tree.root[0] = add_node(tree, NO_NODE, X[start], X[start])
+    _sample(tree, stats, first, next_point, X, y, np.arange(start, end), tree.root[0], lifetime, rng, reached)
+    return end, 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
+    """``learn`` into a non-empty tree: one point at a time."""
+    reached = np.empty(end, np.int64)
     path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
     for i in range(start, end):
@@ -93,7 +105,8 @@ def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, para
     path, base, g = prediction_scratch(tree, True, out.shape[1])
     for i in range(start, end):
         if tree.root[0] == NO_NODE:
-            out[i - start] += prior
+            for k in range(prior.shape[0]):
+                out[i - start, k] += prior[k]
             tree.root[0] = add_node(tree, NO_NODE, X[i], X[i])
             _sample(tree, stats, first, next_point, X, y, np.arange(i, i + 1), tree.root[0], lifetime, rng, reached)
             continue

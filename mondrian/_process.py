@@ -10,7 +10,7 @@ holding no point is left whole (MGS20's estimators predict a constant there).
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE, add_node, capacity, grow, parent_time
+from mondrian._nodes import NO_NODE, add_node, capacity, parent_time, reserved
 
 
 @numba.njit(cache=True, nogil=True)
@@ -65,7 +65,7 @@ def sample_split(lower, upper, start_time, lifetime, rng):
     return time, dim, uniform_below(lower[dim], upper[dim], rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def set_split(tree, node, time, dim, threshold, left, right):
     tree.split_time[node] = time
     tree.feature[node] = dim
@@ -90,8 +90,10 @@ def _partition(X, samples, start, end, dim, threshold):
 
 @numba.njit(cache=True, nogil=True)
 def _data_range(X, samples, start, end, lower, upper):
-    lower[:] = X[samples[start]]
-    upper[:] = X[samples[start]]
+    first = X[samples[start]]
+    for d in range(first.shape[0]):
+        lower[d] = first[d]
+        upper[d] = first[d]
     for k in range(start + 1, end):
         x = X[samples[k]]
         for d in range(x.shape[0]):
@@ -109,7 +111,7 @@ def _same_labels(y, samples, start, end):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     """SampleMondrianBlock(node, X[samples], lifetime) of LRT14, without recursion.
 
@@ -120,7 +122,7 @@ def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     _sample_blocks(tree, X, X[:0, 0], samples, node, lifetime, rng, leaf_of)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def sample_paused_block(tree, X, y, samples, node, lifetime, rng, leaf_of):
     """``sample_block`` with LRT14's pausing: a block whose labels y are all the same is not split (a leaf)."""
     _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of)
@@ -173,14 +175,27 @@ def _split_cell(tree, j, time, dim, threshold):
     return left, right
 
 
-@numba.njit(cache=True, nogil=True)
 def sample_partition(tree, lower, upper, lifetime, rng):
     """MP(lifetime, [lower, upper]) into the empty ``tree``; grows it as needed and returns it."""
     tree.root[0] = add_node(tree, NO_NODE, lower, upper)
-    stack = np.empty(64, np.int64)
+    stack = np.empty(64, np.int64)  # the cells left to sample, last in first out
     stack[0] = tree.root[0]
     top = 1
+    while True:
+        top = _partition_from(tree, lifetime, rng, stack, top)
+        if top == 0:
+            return tree
+        tree, stack = reserved(tree, 2), _room_on(stack, top)
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_from(tree, lifetime, rng, stack, top):
+    """``sample_partition`` from the cells stack[:top] on, until none is left (returns 0) or until the tree or the
+    stack may not have room for the next cell's split (returns top, nothing drawn for that cell): the driver grows
+    them, in Python, and calls again (growth inside the kernels cost most of their compile time)."""
     while top > 0:
+        if tree.n_nodes[0] + 2 > capacity(tree) or top + 1 > stack.shape[0]:
+            return top
         top -= 1
         j = stack[top]
         time, dim, threshold = sample_split(
@@ -188,32 +203,43 @@ def sample_partition(tree, lower, upper, lifetime, rng):
         )
         if time == np.inf:
             continue
-        if tree.n_nodes[0] + 2 > capacity(tree):
-            tree = grow(tree, 2 * capacity(tree))
         left, right = _split_cell(tree, j, time, dim, threshold)
-        if top + 2 > stack.shape[0]:
-            stack = np.concatenate((stack, np.empty(stack.shape[0], np.int64)))
         stack[top] = left
         stack[top + 1] = right
         top += 2
-    return tree
+    return top
 
 
-@numba.njit(cache=True, nogil=True)
+def _room_on(stack: np.ndarray, top: int) -> np.ndarray:
+    """The stack (cells along its last axis), doubled if it has no room to push one more cell after a pop."""
+    if top + 1 <= stack.shape[-1]:
+        return stack
+    return np.concatenate((stack, np.empty_like(stack)), axis=-1)
+
+
 def sample_partition_around(tree, X, samples, lifetime, rng, leaf_of):
     """MP(lifetime, root box) below the existing root of the empty-below ``tree``, split only in cells holding some
     of the points X[samples] (reordered in place): a cell without points is a leaf. The cells holding points have
     the law of those of a full sample (the process in a cell does not depend on the other cells). ``leaf_of[i]``
     receives the leaf of each point i; grows the tree as needed and returns it."""
-    n = samples.shape[0]
-    stack_node = np.empty(64, np.int64)
-    stack_start = np.empty(64, np.int64)
-    stack_end = np.empty(64, np.int64)
-    stack_node[0], stack_start[0], stack_end[0] = tree.root[0], 0, n
+    stack = np.empty((3, 64), np.int64)  # the cells left to sample, last in first out: node, start, end of samples
+    stack[:, 0] = tree.root[0], 0, samples.shape[0]
     top = 1
+    while True:
+        top = partition_around_from(tree, X, samples, lifetime, rng, leaf_of, stack, top)
+        if top == 0:
+            return tree
+        tree, stack = reserved(tree, 2), _room_on(stack, top)
+
+
+@numba.njit(cache=True, nogil=True)
+def partition_around_from(tree, X, samples, lifetime, rng, leaf_of, stack, top):
+    """``sample_partition_around`` from the cells stack[:, :top] on, as ``_partition_from``."""
     while top > 0:
+        if tree.n_nodes[0] + 2 > capacity(tree) or top + 1 > stack.shape[1]:
+            return top
         top -= 1
-        j, start, end = stack_node[top], stack_start[top], stack_end[top]
+        j, start, end = stack[0, top], stack[1, top], stack[2, top]
         if end == start:
             continue
         time, dim, threshold = sample_split(
@@ -223,15 +249,9 @@ def sample_partition_around(tree, X, samples, lifetime, rng, leaf_of):
             for k in range(start, end):
                 leaf_of[samples[k]] = j
             continue
-        if tree.n_nodes[0] + 2 > capacity(tree):
-            tree = grow(tree, 2 * capacity(tree))
         cut = _partition(X, samples, start, end, dim, threshold)
         left, right = _split_cell(tree, j, time, dim, threshold)
-        if top + 2 > stack_node.shape[0]:
-            stack_node = np.concatenate((stack_node, np.empty(stack_node.shape[0], np.int64)))
-            stack_start = np.concatenate((stack_start, np.empty(stack_start.shape[0], np.int64)))
-            stack_end = np.concatenate((stack_end, np.empty(stack_end.shape[0], np.int64)))
-        stack_node[top], stack_start[top], stack_end[top] = left, start, cut
-        stack_node[top + 1], stack_start[top + 1], stack_end[top + 1] = right, cut, end
+        stack[0, top], stack[1, top], stack[2, top] = left, start, cut
+        stack[0, top + 1], stack[1, top + 1], stack[2, top + 1] = right, cut, end
         top += 2
-    return tree
+    return top
