@@ -454,7 +454,8 @@ class OnlineForest(BaseEstimator):
         return self.predict_params_
 
     def _checked_X(self, X) -> np.ndarray:
-        check_is_fitted(self, "trees_")
+        if not hasattr(self, "trees_"):  # scikit-learn's check costs more than a one-row prediction
+            check_is_fitted(self, "trees_")
         check_params(self, "n_jobs")  # read by predictions, may change at any time (it never changes results)
         plain = self._plain_X(X)
         if plain is not None:
@@ -462,7 +463,14 @@ class OnlineForest(BaseEstimator):
         return writeable(validate_data(self, X, reset=False, dtype=self._dtype, order="C"))
 
     def _mean_prediction(self, X) -> np.ndarray:
+        """The mean of the trees' predictions at each row of X (clipped to [0, 1] for a classifier's one row:
+        predict_proba clips anyway)."""
         X = self._checked_X(X)
+        if X.shape[0] == 1 and self._one_sample_kernels:  # one row: the one-sample kernel, one compiled call
+            typed = self._typed()
+            params = self._predict_one_params(typed)
+            if self._forecaster.predict_one_forest(typed.forest, X, self._onehot, params, typed.out):
+                return typed.out.copy()
         out = np.zeros((X.shape[0], self._n_outputs))
         params = self._predict_params()
 
