@@ -39,10 +39,31 @@ SMALL = 32  # sets up to this size are sorted by insertion, larger ones by merge
 @numba.njit(cache=True, nogil=True)
 def _sorted_rows(X, rows, n_rows, d1, d2, out):
     """rows[:n_rows] into out, sorted by (x[d1], x[d2]), ties in their order (a stable sort)."""
-    if n_rows > SMALL:
-        candidates = rows[:n_rows]
-        by_second = candidates[np.argsort(X[candidates, d2], kind="mergesort")]
-        out[:n_rows] = by_second[np.argsort(X[by_second, d1], kind="mergesort")]
+    if n_rows > SMALL:  # a bottom-up merge sort, stable as the two stable argsorts it replaces
+        src, dst = np.empty(n_rows, np.int64), np.empty(n_rows, np.int64)
+        for j in range(n_rows):
+            src[j] = rows[j]
+        width = 1
+        while width < n_rows:
+            for low in range(0, n_rows, 2 * width):
+                mid, high = min(low + width, n_rows), min(low + 2 * width, n_rows)
+                a, b = low, mid
+                for k in range(low, high):
+                    take_b = b < high and (
+                        a == mid
+                        or X[src[b], d1] < X[src[a], d1]
+                        or (X[src[b], d1] == X[src[a], d1] and X[src[b], d2] < X[src[a], d2])
+                    )
+                    if take_b:
+                        dst[k] = src[b]
+                        b += 1
+                    else:
+                        dst[k] = src[a]
+                        a += 1
+            src, dst = dst, src
+            width *= 2
+        for j in range(n_rows):
+            out[j] = src[j]
         return
     for j in range(n_rows):
         r = rows[j]
@@ -100,7 +121,8 @@ def hull_of(X, rows, n_rows, d1, d2, out):
         chain[k] = r
         k += 1
     h = k - 1  # the last point repeats the first
-    out[:h] = chain[:h]
+    for j in range(h):  # element by element: a slice assignment compiles numba's shape-error message
+        out[j] = chain[j]
     return h
 
 
@@ -167,7 +189,8 @@ def hull_with(X, hull, h, row, d1, d2, out):
         The number of vertices written (the hull itself when X[row] is in it).
     """
     if contains(X, hull, h, d1, d2, X[row, d1], X[row, d2]):
-        out[:h] = hull[:h]
+        for j in range(h):
+            out[j] = hull[j]
         return h
     first = -1  # an edge that X[row] sees whose predecessor it does not see: the start of the chain
     for k in range(h if h > 2 else 0):
@@ -177,7 +200,8 @@ def hull_with(X, hull, h, row, d1, d2, out):
             break
     if first < 0:  # a point or a segment (or a polygon rounding made look degenerate): from scratch
         rows = np.empty(h + 1, np.int64)
-        rows[:h] = hull[:h]
+        for j in range(h):
+            rows[j] = hull[j]
         rows[h] = row
         return hull_of(X, rows, h + 1, d1, d2, out)
     last = first
