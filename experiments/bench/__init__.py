@@ -29,8 +29,26 @@ def machine() -> str:
     return (
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
-        f"scikit-learn {sklearn.__version__}"
+        f"scikit-learn {sklearn.__version__}; code at {code_version()}"
     )
+
+
+def code_version() -> str:
+    """The commit of the code benchmarked (``+ changes`` when the checkout differs from it), so that a number can be
+    traced to the code that gave it."""
+    import subprocess
+
+    here = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=here, capture_output=True, text=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "an unknown commit (no git)"
+    return f"commit {commit}" + (" + uncommitted changes" if dirty else "")
 
 
 def write_markdown(table: pd.DataFrame, title: str, path: Path, notes: str = "") -> None:
