@@ -208,12 +208,19 @@ def finished_trials(uri: str, experiment: str) -> int:
     return sum("trial_hash" in run.data.tags for run in runs)
 
 
+def _as_in_a_terminal() -> None:
+    """The command's Ctrl-C as a terminal's foreground job has it: a test suite started in the background (a CI
+    script's ``&``, nohup) runs with SIGINT ignored, which its children would inherit, and Python then never raises
+    KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted_midway(args: list[str], cwd, uri: str, experiment: str, total: int) -> subprocess.CompletedProcess:
     """The command, sent Ctrl-C as a terminal sends it (SIGINT to every process of its group: the driver and its
     workers) once a trial of ``experiment`` has finished and before they all have."""
     process = subprocess.Popen(
         [sys.executable, *args], cwd=cwd, env=SHELL_ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_as_in_a_terminal,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 300
