@@ -9,17 +9,49 @@ perimeters; Algorithm 6) and demote the node under it, or extend the node's cut 
 side, down to the leaf, which is sampled again (``leaf_sampling``: from scratch at every arrival as the text prints
 it, or on from the budget it was sampled to). Times are absolute (the root starts at 0,
 children at their parent's cut time), so a demoted node keeps its time.
+
+An update does the hull work it must and no more: the way down depends on the cuts only and a node's hull holds its
+children's, so the levels from which the point is outside each pair's hulls are found by bisection along the path
+(O(log depth) hull tests per pair, not one per node); only the hulls the point is outside of grow, and only their
+perimeters are computed (a node keeps its own, per pair); room made once per kernel call (``Growth``) spares the
+updates any allocation but that of the cuts they make. Every tree is the one the node-by-node update built, bit for
+bit (``tests/mondrian/test_bsp_bit_for_bit.py``).
 """
+
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from mondrian._bsp_nodes import goes_left, hull_size, leaf_of, new_node, set_hull, vertices, with_room
+from mondrian._bsp_nodes import (
+    MAX_POOL,
+    goes_left,
+    hull_size,
+    leaf_of,
+    new_node,
+    set_hull,
+    slot_class,
+    slot_room,
+    slots,
+    vertices,
+    with_pool_room,
+    with_room,
+)
 from mondrian._compile import drives
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
-from mondrian.hull import contains, hull_of, hull_with, perimeter, sample_cut, sample_separating_cut
+from mondrian.hull import (
+    UNDECIDED,
+    contains,
+    hull_into,
+    hull_with,
+    hulls_with,
+    locate,
+    perimeter_at,
+    sample_cut,
+    sample_separating_cut,
+)
 
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 SOFT, HARD = 0, 1  # the forest's vote
@@ -35,35 +67,176 @@ def _add_target(stats, node, y, onehot, sign):
         stats[node, 1] += sign * y
 
 
+class Growth(NamedTuple):
+    """Room for the hull work of an update, made once per kernel call (``growth``) so that an update allocates
+    nothing (a deeper path or more grown vertices make room of their own).
+
+    The point's path and, per pair, the level from which it is outside the hulls; the hulls it grows, one per node
+    and pair it is outside of, level by level from ``top`` (level ``top + r``'s are ``first[r]`` to
+    ``first[r + 1] - 1``, in pair order): in ``index``, their pair, old slot and size, where the grown hull starts
+    in ``vertices`` and its size; in ``value``, its perimeter and the increase of the node's.
+    """
+
+    path: np.ndarray  # int64 (levels,)
+    outside_from: np.ndarray  # int64 (n_pairs,)
+    first: np.ndarray  # int64 (levels + 1,)
+    index: np.ndarray  # int64 (5, levels * n_pairs): rows PAIR, START, SIZE, AT, GROWN
+    value: np.ndarray  # float64 (2, levels * n_pairs): rows PERIMETER, INCREASE
+    vertices: np.ndarray  # int32 (room for grown hulls,)
+
+
+PAIR, START, SIZE, AT, GROWN = 0, 1, 2, 3, 4  # rows of Growth.index
+PERIMETER, INCREASE = 0, 1  # rows of Growth.value
+LEVELS = 64  # the levels of a path a kernel call's Growth holds
+
+
+@numba.njit(cache=True, nogil=True)
+def growth(n_pairs, levels, vertices):
+    """Room for the hull work of updates whose paths have ``levels`` levels and grown hulls ``vertices`` vertices."""
+    return Growth(
+        np.empty(levels, np.int64),
+        np.empty(n_pairs, np.int64),
+        np.empty(levels + 1, np.int64),
+        np.empty((5, levels * n_pairs), np.int64),
+        np.empty((2, levels * n_pairs)),
+        np.empty(vertices, np.int32),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _descend(tree, z, pairs, path):
+    """The nodes from the root to the leaf whose cell holds z, into path (as far as it has room); returns their
+    number. The way down depends on the cuts only, not on the hulls an update changes."""
+    node, depth = tree.root[0], 0
+    while True:
+        if depth < path.shape[0]:
+            path[depth] = node
+        depth += 1
+        if tree.left[node] == NO_NODE:
+            return depth
+        node = tree.left[node] if goes_left(tree, node, z, pairs) else tree.right[node]
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _perimeters(tree, pool, node, X, pairs, out):
-    """out[p] = perimeter of the node's hull in pair p; returns their sum."""
-    total = 0.0
+def _outside_from(tree, pool, X, i, pairs, path, depth, outside_from):
+    """outside_from[p]: the level of the path from which point i is outside the nodes' hulls in pair p (depth when
+    it is inside them all); returns the least.
+
+    A node's hull holds its children's, so i is inside the hulls of a top part of the path and outside below it:
+    O(log depth) hull tests per pair instead of one per node, going up from the leaf by doubling steps (the boundary
+    is mostly a few levels above the leaf, where hulls are small), then by bisection.
+    """
+    top = depth
     for p in range(pairs.shape[0]):
-        out[p] = perimeter(X, vertices(tree, pool, node, p), hull_size(tree, node, p), pairs[p, 0], pairs[p, 1])
-        total += out[p]
+        d1, d2 = pairs[p, 0], pairs[p, 1]
+        z1, z2 = X[i, d1], X[i, d2]
+        low, high, step = 0, depth, 1  # inside above level low, outside from level high on
+        while low < high:
+            level = high - step if step > 0 else (low + high) >> 1
+            if level < low:
+                step, level = 0, (low + high) >> 1
+            node = path[level]
+            where = locate(X, pool, tree.hull_start[node, p], tree.hull_size[node, p], d1, d2, z1, z2)
+            if where == UNDECIDED:  # contains decides, exactly
+                where = contains(X, vertices(tree, pool, node, p), hull_size(tree, node, p), d1, d2, z1, z2)
+            if where == 0:
+                high, step = level, 2 * step
+            else:
+                low, step = level + 1, 0
+        outside_from[p] = low
+        top = min(top, low)
+    return top
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _list_grown(tree, pairs, path, depth, top, outside_from, first, index):
+    """List the hulls an update grows (``Growth``): at each level from ``top`` on, in pair order, those the point is
+    outside of, with their slots and where their grown copies go; returns the vertices they take."""
+    n, at = 0, 0
+    for level in range(top, depth):
+        node = path[level]
+        first[level - top] = n
+        for p in range(pairs.shape[0]):
+            if outside_from[p] <= level:
+                index[PAIR, n], index[START, n], index[SIZE, n] = p, tree.hull_start[node, p], tree.hull_size[node, p]
+                index[AT, n] = at
+                at += index[SIZE, n] + 1
+                n += 1
+    first[depth - top] = n
+    return at
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow_level(hulls, pool, X, i, pairs, node, row, work):
+    """The hulls of the node at level ``top + row`` with point i added, in the pairs i is outside of there, their
+    perimeters and the increases of the node's; returns the sum of the increases (the rate of a cut separating i
+    from the node). Levels are grown one by one as the walk down reaches them: it may stop above the leaf."""
+    index, value, grown = work.index, work.value, work.vertices
+    begin, end = work.first[row], work.first[row + 1]
+    starts, sizes, planes, at, grown_size = index[START], index[SIZE], index[PAIR], index[AT], index[GROWN]
+    if hulls_with(X, pool, starts, sizes, planes, pairs, i, grown, at, grown_size, begin, end) > 0:
+        for e in range(begin, end):  # the hulls left UNDECIDED, with the exact predicates
+            if grown_size[e] == UNDECIDED:
+                p, out = planes[e], grown[at[e] : at[e] + sizes[e] + 1]
+                grown_size[e] = hull_with(X, vertices(hulls, pool, node, p), sizes[e], i, pairs[p, 0], pairs[p, 1], out)
+    total = 0.0
+    for e in range(begin, end):
+        p = index[PAIR, e]
+        value[PERIMETER, e] = perimeter_at(X, grown, index[AT, e], index[GROWN, e], pairs[p, 0], pairs[p, 1])
+        value[INCREASE, e] = max(value[PERIMETER, e] - hulls.perimeter[node, p], 0.0)
+        total += value[INCREASE, e]
     return total
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _set_hulls_of_points(tree, pool, node, X, rows, n, pairs):
-    """The node's hulls in every pair, computed from its points rows[:n]; returns the pool."""
-    scratch = np.empty(n, np.int64)
-    for p in range(pairs.shape[0]):
-        h = hull_of(X, rows, n, pairs[p, 0], pairs[p, 1], scratch)
-        pool = set_hull(tree, pool, node, p, scratch, h)
+@numba.njit(cache=True, nogil=True)
+def _store_levels(tree, pool, top, stop, work):
+    """The hulls grown at levels top..stop-1 of the path stored in their nodes; returns the pool (grown once, if it
+    must, for them all)."""
+    index, value, first, hulls = work.index, work.value, work.first, slots(tree)
+    need = 0
+    for level in range(top, stop):
+        for e in range(first[level - top], first[level - top + 1]):
+            need += slot_room(hulls, work.path[level], index[PAIR, e], index[GROWN, e])
+    pool = with_pool_room(hulls, pool, need)
+    for level in range(top, stop):
+        for e in range(first[level - top], first[level - top + 1]):
+            node, p = work.path[level], index[PAIR, e]
+            set_hull(hulls, pool, node, p, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
+    return pool
+
+
+@numba.njit(cache=True, nogil=True)
+def _set_point_hulls(tree, pool, node, i, n_pairs, room):
+    """The hulls of a node holding point i alone (a new leaf), through room[0]; returns the pool."""
+    room[0] = i
+    hulls = slots(tree)
+    pool = with_pool_room(hulls, pool, n_pairs << slot_class(1))
+    for p in range(n_pairs):
+        set_hull(hulls, pool, node, p, room, 0, 1, 0.0)
     return pool
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng):
+def _set_hulls_of_points(tree, pool, node, X, rows, n, pairs, out, work):
+    """The node's hulls in every pair, computed from its points rows[:n] (through ``out`` and ``work``); returns the
+    pool."""
+    hulls = slots(tree)
+    for p in range(pairs.shape[0]):
+        h = hull_into(X, rows, n, pairs[p, 0], pairs[p, 1], out, work)
+        pool = with_pool_room(hulls, pool, slot_room(hulls, node, p, h))
+        set_hull(hulls, pool, node, p, out, 0, h, perimeter_at(X, out, 0, h, pairs[p, 0], pairs[p, 1]))
+    return pool
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rng):
     """Cut the leaf at ``time`` in a pair drawn proportionally to its perimeter; returns (pool, left, right) with
     the leaf's points, statistics and hulls handed to the two new children (the caller made room for them)."""
-    rows = np.empty(int(tree.stats[node, 0]), np.int64)
+    count = int(tree.stats[node, 0])
+    rows, side = np.empty(count, np.int64), np.empty(count, np.bool_)
     n = points_of(tree.first_point, next_point, node, rows)
-    side = np.empty(n, np.bool_)
     while True:  # a line through the hull leaves vertices on both sides; only rounding could say otherwise
-        p = choose_proportional(perimeters, total, rng)
+        p = choose_proportional(tree.perimeter[node], total, rng)
         theta, u = sample_cut(X, vertices(tree, pool, node, p), hull_size(tree, node, p), pairs[p, 0], pairs[p, 1], rng)
         tree.pair[node] = p
         tree.direction[node, 0] = np.cos(theta)
@@ -84,22 +257,25 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, perimeters, tot
         child = left if side[k] else right
         add_point(tree.first_point, next_point, child, rows[k])
         _add_target(tree.stats, child, Y[rows[k]], onehot, 1.0)
+    out, work = np.empty(n, np.int32), np.empty(3 * n, np.int64)
     for child in (left, right):
         count = int(tree.stats[child, 0])
         m = points_of(tree.first_point, next_point, child, rows)
         assert m == count
-        pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs)
+        pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs, out, work)
     return pool, left, right
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _cut_time(tree, pool, node, start, budget, X, pairs, rate_scale, perimeters, rng):
+def _cut_time(tree, node, start, budget, pairs, rate_scale, rng):
     """The node is sampled until ``budget``: (the time of its cut after ``start``, inf for a block that cannot be
-    cut; the sum of its perimeters), with the perimeters per pair in ``perimeters``."""
+    cut; the sum of its perimeters)."""
     tree.sampled_until[node] = budget
     if tree.stats[node, 0] <= MAX_UNCUT:
         return np.inf, 0.0
-    total = _perimeters(tree, pool, node, X, pairs, perimeters)
+    total = 0.0
+    for p in range(pairs.shape[0]):
+        total += tree.perimeter[node, p]
     if total <= 0.0:
         return np.inf, total
     return start + rng.exponential(1.0 / (rate_scale * total)), total
@@ -109,7 +285,9 @@ def _cut_time(tree, pool, node, start, budget, X, pairs, rate_scale, perimeters,
 def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
     """Algorithm 5 (HullCut) below the leaf from ``start_time``: cuts before ``budget``; every leaf it leaves has
     been sampled until ``budget``. Returns the pool."""
-    perimeters = np.empty(pairs.shape[0])
+    time, total = _cut_time(tree, leaf, start_time, budget, pairs, rate_scale, rng)
+    if not time < budget:  # most calls: the leaf is not cut
+        return pool
     # The blocks left to sample, last in first out: at most one per point of the leaf (each block holds one).
     stack_node = np.empty(int(tree.stats[leaf, 0]), np.int64)
     stack_start = np.empty(stack_node.shape[0])
@@ -118,70 +296,41 @@ def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pai
     while top > 0:
         top -= 1
         node, start = stack_node[top], stack_start[top]
-        time, total = _cut_time(tree, pool, node, start, budget, X, pairs, rate_scale, perimeters, rng)
+        if node != leaf:  # the leaf's time was drawn above
+            time, total = _cut_time(tree, node, start, budget, pairs, rate_scale, rng)
         if time < budget:
             pool, stack_node[top], stack_node[top + 1] = _cut_leaf(
-                tree, pool, node, next_point, X, Y, onehot, pairs, perimeters, total, time, rng
+                tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rng
             )
             stack_start[top] = stack_start[top + 1] = time
             top += 2
     return pool
 
 
-@numba.njit(cache=True, nogil=True)
-def _hold(tree, pool, leaf, i, next_point, X, Y, onehot, pairs):
-    """Point i joins the leaf: its list, its statistics, and its hull in every pair. Returns the pool."""
-    add_point(tree.first_point, next_point, leaf, i)
-    _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
-    for p in range(pairs.shape[0]):
-        h = hull_size(tree, leaf, p)
-        grown = np.empty(h + 1, np.int64)
-        if h == 0:
-            grown[0] = i
-            g = 1
-        else:
-            g = hull_with(X, vertices(tree, pool, leaf, p), h, i, pairs[p, 0], pairs[p, 1], grown)
-        pool = set_hull(tree, pool, leaf, p, grown, g)
-    return pool
+@numba.njit(cache=True, nogil=True, inline="always")
+def _room_above(tree, node, begin, end, index):
+    """The pool room the hulls of a new node above ``node`` take: its grown ones (index[:, begin:end]), its
+    others."""
+    need = 0
+    for q in range(tree.hull_size.shape[1]):
+        need += 1 << slot_class(tree.hull_size[node, q])
+    for e in range(begin, end):
+        need += (1 << slot_class(index[GROWN, e])) - (1 << slot_class(index[SIZE, e]))
+    return need
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _grown_hulls(tree, pool, node, z, i, X, pairs, grown, grown_size, increase):
-    """The node's hulls with point i added (grown[p, :grown_size[p]], or grown_size[p] = -1 when i is already inside
-    the hull of pair p) and, per pair, the increase of the perimeter; returns the sum of the increases."""
-    total = 0.0
-    for p in range(pairs.shape[0]):
-        d1, d2 = pairs[p, 0], pairs[p, 1]
-        old = vertices(tree, pool, node, p)
-        h = hull_size(tree, node, p)
-        if contains(X, old, h, d1, d2, z[d1], z[d2]):
-            grown_size[p] = -1
-            increase[p] = 0.0
-            continue
-        grown_size[p] = hull_with(X, old, h, i, d1, d2, grown[p])
-        increase[p] = max(perimeter(X, grown[p], grown_size[p], d1, d2) - perimeter(X, old, h, d1, d2), 0.0)
-        total += increase[p]
-    return total
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _store_grown(tree, pool, node, grown, grown_size):
-    for p in range(grown_size.shape[0]):
-        if grown_size[p] >= 0:
-            pool = set_hull(tree, pool, node, p, grown[p], grown_size[p])
-    return pool
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _new_parent(tree, pool, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng):
+def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total, time, rng, work):
     """Algorithm 6: a cut at ``time`` that separates point i from the node's hull, in a new node above it; the node
-    is demoted under it, beside a new leaf holding i. Returns the pool (the caller made room for the nodes)."""
+    is demoted under it, beside a new leaf holding i. The node's grown hulls (level ``top + row`` of ``work``) go
+    above. Returns the pool (the caller made room for the nodes)."""
     parent = tree.parent[node]
     above = new_node(tree, parent)
     leaf = new_node(tree, above)
     replace_child(tree.left, tree.right, tree.root, parent, node, above)
     tree.parent[node] = above
-    p = choose_proportional(increase, total, rng)
+    index, value, begin, end = work.index, work.value, work.first[row], work.first[row + 1]  # the grown, by pair
+    p = index[PAIR, begin + choose_proportional(value[INCREASE, begin:end], total, rng)]
     z = X[i]
     d1, d2 = pairs[p, 0], pairs[p, 1]
     theta, u = sample_separating_cut(
@@ -201,16 +350,23 @@ def _new_parent(tree, pool, node, i, next_point, X, Y, onehot, pairs, grown, gro
     for k in range(tree.stats.shape[1]):
         tree.stats[above, k] = tree.stats[node, k]
     _add_target(tree.stats, above, Y[i], onehot, 1.0)
+    hulls = slots(tree)
+    pool = with_pool_room(hulls, pool, _room_above(tree, node, begin, end, index))
+    e = begin
     for q in range(pairs.shape[0]):
-        if grown_size[q] >= 0:
-            pool = set_hull(tree, pool, above, q, grown[q], grown_size[q])
+        if e < end and index[PAIR, e] == q:
+            set_hull(hulls, pool, above, q, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
+            e += 1
         else:
-            pool = set_hull(tree, pool, above, q, vertices(tree, pool, node, q).copy(), hull_size(tree, node, q))
-    return _hold(tree, pool, leaf, i, next_point, X, Y, onehot, pairs)
+            start, h = tree.hull_start[node, q], tree.hull_size[node, q]
+            set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[node, q])
+    add_point(tree.first_point, next_point, leaf, i)
+    _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
+    return _set_point_hulls(tree, pool, leaf, i, pairs.shape[0], work.vertices)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng):
+def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room):
     """Algorithm 4 (cBSP) for the stored point i with the budget of the current number of points.
 
     An internal node first draws the time of a cut separating i from its hull (rate: the increase of the
@@ -225,45 +381,57 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
       could not be cut before. Under this rule the tree keeps the law of the batch process at the current budget
       whatever the arrival order, as the paper's Theorem requires.
 
-    The tree must have room for the nodes (2 per point it holds); returns the pool, which may have grown.
+    The way down depends on the cuts only, and a node's hull holds its children's: the levels from which i is
+    outside each pair's hulls come first, in O(log depth) hull tests per pair (``_outside_from``); then the walk
+    down grows the hulls of each level it reaches in the pairs i is outside of (``_grow_level``) and draws the
+    times; the hulls of the nodes i joined are stored when it stops (``_store_levels``). ``room`` is the call's
+    ``Growth``. The tree must have room for the nodes (2 per point it holds); returns the pool, which may have grown.
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = new_node(tree, NO_NODE)
-        return _hold(tree, pool, tree.root[0], i, next_point, X, Y, onehot, pairs)
-    n_pairs = pairs.shape[0]
-    increase = np.empty(n_pairs)
-    grown_size = np.empty(n_pairs, np.int64)
+        add_point(tree.first_point, next_point, tree.root[0], i)
+        _add_target(tree.stats, tree.root[0], Y[i], onehot, 1.0)
+        return _set_point_hulls(tree, pool, tree.root[0], i, pairs.shape[0], room.vertices)
     z = X[i]
-    node = tree.root[0]
-    start = 0.0
-    while True:
-        is_leaf = tree.left[node] == NO_NODE
+    depth = _descend(tree, z, pairs, room.path)
+    work = room
+    if depth > room.path.shape[0]:  # a deep path: room of its own
+        work = growth(pairs.shape[0], depth, room.vertices.shape[0])
+        _descend(tree, z, pairs, work.path)
+    top = _outside_from(tree, pool, X, i, pairs, work.path, depth, work.outside_from)
+    need = _list_grown(tree, pairs, work.path, depth, top, work.outside_from, work.first, work.index)
+    if need > work.vertices.shape[0]:  # large hulls: room of their own
+        work = Growth(work.path, work.outside_from, work.first, work.index, work.value, np.empty(need, np.int32))
+    start, hulls = 0.0, slots(tree)
+    for level in range(depth):
+        node = work.path[level]
+        is_leaf = level == depth - 1
         if is_leaf and (tree.stats[node, 0] <= MAX_UNCUT or leaf_sampling == TEXT):
-            pool = _hold(tree, pool, node, i, next_point, X, Y, onehot, pairs)
-            cut = tree.stats[node, 0] > MAX_UNCUT
-            break
-        widest = 0
-        for p in range(n_pairs):
-            widest = max(widest, hull_size(tree, node, p))
-        grown = np.empty((n_pairs, widest + 1), np.int64)
-        total = _grown_hulls(tree, pool, node, z, i, X, pairs, grown, grown_size, increase)
+            if level >= top:
+                _grow_level(hulls, pool, X, i, pairs, node, level - top, work)
+            pool = _store_levels(tree, pool, top, depth, work)
+            add_point(tree.first_point, next_point, node, i)
+            _add_target(tree.stats, node, Y[i], onehot, 1.0)
+            if tree.stats[node, 0] > MAX_UNCUT:
+                pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+            return pool
+        total = _grow_level(hulls, pool, X, i, pairs, node, level - top, work) if level >= top else 0.0
         limit = tree.sampled_until[node] if is_leaf else tree.split_time[node]
         if total > 0.0:
             time = start + rng.exponential(1.0 / (rate_scale * total))
             if time < limit:
+                pool = _store_levels(tree, pool, top, level, work)
                 return _new_parent(
-                    tree, pool, node, i, next_point, X, Y, onehot, pairs, grown, grown_size, increase, total, time, rng
+                    tree, pool, node, level - top, i, next_point, X, Y, onehot, pairs, total, time, rng, work
                 )
-        pool = _store_grown(tree, pool, node, grown, grown_size)
         _add_target(tree.stats, node, Y[i], onehot, 1.0)
         if is_leaf:
+            pool = _store_levels(tree, pool, top, depth, work)
             add_point(tree.first_point, next_point, node, i)
-            cut, start = budget > limit, limit
-            break
+            if budget > limit:
+                pool = hull_cut(tree, pool, node, limit, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
+            return pool
         start = tree.split_time[node]
-        node = tree.left[node] if goes_left(tree, node, z, pairs) else tree.right[node]
-    if cut:  # the leaf x joined is sampled again
-        pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
     return pool
 
 
@@ -276,13 +444,26 @@ def budget_at(n, budget_scale, budget_exponent):
 @numba.njit(cache=True, nogil=True)
 def _insert_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
-    rng,
+    rng, room,
 ):  # fmt: skip
     """``learn``'s loop over the points; returns the pool."""
     for i in range(start, end):
         budget = budget_at(i + 1, budget_scale, budget_exponent)
-        pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
+        pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
     return pool
+
+
+def _growth_for(pairs):
+    """The ``Growth`` of a kernel call: paths of LEVELS levels, 8 vertices per pair and level."""
+    return growth(pairs.shape[0], LEVELS, LEVELS * pairs.shape[0] * 8)
+
+
+def _with_room_for(tree, end):
+    """The tree with room for the nodes of the stored points 0..end-1 (2 per point); its hulls hold their rows as
+    int32."""
+    if end > MAX_POOL:
+        raise ValueError(f"a BSP forest learns at most {MAX_POOL} points (its hulls hold their rows as int32)")
+    return with_room(tree, 2 * end - int(tree.n_nodes[0]))
 
 
 @drives(_insert_points)
@@ -291,10 +472,10 @@ def learn(
 ):
     """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree (grown
     here first: every leaf holds a point, so 2 nodes per point are room enough)."""
-    tree = with_room(tree, 2 * end - int(tree.n_nodes[0]))
+    tree = _with_room_for(tree, end)
     pool = _insert_points(
         tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
-        leaf_sampling, rng,
+        leaf_sampling, rng, _growth_for(pairs),
     )  # fmt: skip
     return tree._replace(pool=pool)
 
@@ -322,7 +503,7 @@ def predict(tree, X, onehot, pairs, vote, out):
 @numba.njit(cache=True, nogil=True)
 def _progressive_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
-    vote, rng, prior, out,
+    vote, rng, prior, out, room,
 ):  # fmt: skip
     """``progressive``'s loop over the points; returns the pool."""
     for i in range(start, end):
@@ -332,7 +513,7 @@ def _progressive_points(
         else:
             _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i - start])
         budget = budget_at(i + 1, budget_scale, budget_exponent)
-        pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng)
+        pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
     return pool
 
 
@@ -342,9 +523,9 @@ def progressive(
 ):  # fmt: skip
     """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
     while the tree is empty). Returns the tree (grown here first, as in ``learn``)."""
-    tree = with_room(tree, 2 * end - int(tree.n_nodes[0]))
+    tree = _with_room_for(tree, end)
     pool = _progressive_points(
         tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
-        leaf_sampling, vote, rng, prior, out,
+        leaf_sampling, vote, rng, prior, out, _growth_for(pairs),
     )  # fmt: skip
     return tree._replace(pool=pool)

@@ -3,8 +3,12 @@
 One row per node, as every tree of the project, plus a pool of hull vertices: the block of a node is the convex hull
 of the points it holds, kept through its 2-D projections, one per dimension pair (``mondrian.hull``). The hull of node v
 in pair p is ``pool[hull_start[v, p] : hull_start[v, p] + hull_size[v, p]]`` (row indices of the forest's point store,
-counter-clockwise). A slot holds up to ``slot_capacity(size)`` vertices, so a hull that grows by a vertex is
-rewritten in place most of the time; a slot that becomes too small is abandoned for a new one at the end of the pool.
+counter-clockwise, int32), its perimeter ``perimeter[v, p]`` (``hull.perimeter`` of those vertices, kept so that an
+update computes only the perimeters of the hulls that grow). A hull lives in a slot of 2^c vertices, c its class
+(``slot_class``, at least 2): a hull that grows by a vertex is rewritten in place most of the time; a slot that
+becomes too small goes to its class's free list (``free_slots``) for the hull to move to a slot of the next class,
+a free one or one at the end of the pool, so that the pool holds little more than the hulls (at d = 10, 45 hulls per
+node of 4 vertices on average, more than half of them of 1 to 3).
 Leaves keep their points in linked lists (``_points``); ``stats`` counts the points below a node (column 0) and
 their one-hot labels or the sum of their targets (columns 1..). The cut of an internal node is the line
 x[d1] cos + x[d2] sin = position in the pair (d1, d2) = ``pair_dims(pair)``; points on or below it go left.
@@ -22,6 +26,10 @@ import numpy as np
 from mondrian._nodes import NO_NODE, reserved_rows
 from mondrian._points import NO_POINT
 
+NO_SLOT = -1
+SLOT_CLASSES = 32  # a free list per slot class (2 .. 31: slots of 4 .. 2^31 vertices)
+MAX_POOL = 2**31 - 1  # pool offsets, and the point-store rows the pool holds, are int32
+
 
 class BSPArrays(NamedTuple):
     parent: np.ndarray  # int32 (capacity,), NO_NODE at the root
@@ -34,10 +42,12 @@ class BSPArrays(NamedTuple):
     sampled_until: np.ndarray  # float64 (capacity,), a leaf's budget so far: it has no cut before this time
     stats: np.ndarray  # float64 (capacity, n_stats)
     first_point: np.ndarray  # int64 (capacity,), the leaf's point list (_points)
-    hull_start: np.ndarray  # int64 (capacity, n_pairs)
+    hull_start: np.ndarray  # int32 (capacity, n_pairs)
     hull_size: np.ndarray  # int32 (capacity, n_pairs)
-    pool: np.ndarray  # int64 (pool capacity,), hull vertices as point-store rows
+    perimeter: np.ndarray  # float64 (capacity, n_pairs)
+    pool: np.ndarray  # int32 (pool capacity,), hull vertices as point-store rows
     pool_used: np.ndarray  # int64 (1,)
+    free_slots: np.ndarray  # int64 (SLOT_CLASSES,), the first free slot of each class, NO_SLOT if none
     n_nodes: np.ndarray  # int64 (1,)
     root: np.ndarray  # int64 (1,), NO_NODE while the tree is empty
 
@@ -55,10 +65,12 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
         sampled_until=np.zeros(capacity),
         stats=np.zeros((capacity, n_stats)),
         first_point=np.full(capacity, NO_POINT, np.int64),
-        hull_start=np.zeros((capacity, n_pairs), np.int64),
+        hull_start=np.zeros((capacity, n_pairs), np.int32),
         hull_size=np.zeros((capacity, n_pairs), np.int32),
-        pool=np.zeros(capacity * n_pairs * 4, np.int64),
+        perimeter=np.zeros((capacity, n_pairs)),
+        pool=np.zeros(capacity * n_pairs * 2, np.int32),
         pool_used=np.zeros(1, np.int64),
+        free_slots=np.full(SLOT_CLASSES, NO_SLOT, np.int64),
         n_nodes=np.zeros(1, np.int64),
         root=np.full(1, NO_NODE, np.int64),
     )
@@ -72,8 +84,8 @@ def with_room(tree: BSPArrays, n_new: int) -> BSPArrays:
     if need <= capacity:
         return tree
     capacity = max(need, 2 * capacity)
-    fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0)
-    return BSPArrays(*(reserved_rows(a, capacity, fill) for a, fill in zip(tree[:12], fills, strict=True)), *tree[12:])
+    fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0, 0.0)
+    return BSPArrays(*(reserved_rows(a, capacity, fill) for a, fill in zip(tree[:13], fills, strict=True)), *tree[13:])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -90,16 +102,8 @@ def new_node(tree, parent):
     tree.stats[node] = 0.0
     tree.first_point[node] = NO_POINT
     tree.hull_size[node] = 0
+    tree.perimeter[node] = 0.0
     return node
-
-
-@numba.njit(cache=True, nogil=True)
-def slot_capacity(size):
-    """Vertices a slot allocated for a hull of ``size`` vertices can hold: the next power of two, at least 4."""
-    capacity = 4
-    while capacity < size:
-        capacity *= 2
-    return capacity
 
 
 @numba.njit(cache=True, nogil=True)
@@ -122,28 +126,87 @@ def hull_size(tree, node, p):
 
 
 @numba.njit(cache=True, nogil=True)
-def set_hull(tree, pool, node, p, rows, size):
-    """Store rows[:size] as the node's hull in pair p; returns the pool, a grown copy if it had to grow (the caller
-    passes it on; the tree's own ``pool`` is set at the end of the kernel's run). The slot is rewritten in place
-    when it can hold the new hull (a slot never shrinks). Copies go element by element: a slice assignment compiles
-    numba's shape-error message."""
-    old = tree.hull_size[node, p]
-    if old > 0 and size <= slot_capacity(old):
-        start = tree.hull_start[node, p]
+def slot_class(size):
+    """The class c of the slot that holds a hull of ``size`` vertices: the least with 2^c >= size, at least 2 (the
+    hulls of 1 to 4 vertices, most of a tree's, never move as they grow)."""
+    c = 2
+    while (1 << c) < size:
+        c += 1
+    return c
+
+
+class Slots(NamedTuple):
+    """The arrays of the hulls' slots (the tree's fields of the same names), what ``set_hull`` and the pool's room
+    take instead of the whole tree: a call hands numba every array of its arguments (and a function handed the tree
+    compiles the handling of every node array), and these run for every hull an update stores."""
+
+    hull_start: np.ndarray
+    hull_size: np.ndarray
+    perimeter: np.ndarray
+    pool_used: np.ndarray
+    free_slots: np.ndarray
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def slots(tree):
+    """The tree's ``Slots``."""
+    return Slots(tree.hull_start, tree.hull_size, tree.perimeter, tree.pool_used, tree.free_slots)
+
+
+@numba.njit(cache=True, nogil=True)
+def slot_room(slots, node, p, size):
+    """The room at the end of the pool ``set_hull`` may take to store a hull of ``size`` vertices for the node in pair
+    p: none when the node's slot holds it, else a slot of its class."""
+    old = slots.hull_size[node, p]
+    c = slot_class(size)
+    return 0 if old > 0 and c <= slot_class(old) else 1 << c
+
+
+@numba.njit(cache=True, nogil=True)
+def with_pool_room(slots, pool, room):
+    """``pool`` if it has ``room`` entries beyond those in use, else a copy grown by doubling (the caller passes it
+    on). Offsets are int32: a pool holds at most MAX_POOL entries."""
+    need = slots.pool_used[0] + room
+    if need <= pool.shape[0]:
+        return pool
+    if need > MAX_POOL:
+        raise MemoryError("a BSP tree holds more than 2^31 hull vertices (its pool offsets are int32)")
+    grown = np.empty(min(max(need, 2 * pool.shape[0]), MAX_POOL), np.int32)
+    for k in range(slots.pool_used[0]):
+        grown[k] = pool[k]
+    return grown
+
+
+@numba.njit(cache=True, nogil=True)
+def set_hull(slots, pool, node, p, rows, at, size, perimeter):
+    """Store rows[at : at + size] as the node's hull in pair p, with its perimeter; the pool has room for it
+    (``slot_room``, ``with_pool_room``: a kernel grows it once for all the hulls it stores at a step).
+
+    The slot is rewritten in place when it holds the new hull (a slot never shrinks: hulls only grow); else it goes
+    to its class's free list (each free slot's first entry links the next) and the hull moves to a slot of the
+    class it needs, a free one if any. ``rows`` may be the pool itself. Copies go element by element: a slice
+    assignment compiles numba's shape-error message.
+    """
+    old = slots.hull_size[node, p]
+    c = slot_class(size)
+    if old > 0 and c <= slot_class(old):
+        start = slots.hull_start[node, p]
     else:
-        start = tree.pool_used[0]
-        need = start + slot_capacity(size)
-        if need > pool.shape[0]:
-            grown = np.empty(max(need, 2 * pool.shape[0]), np.int64)
-            for k in range(start):
-                grown[k] = pool[k]
-            pool = grown
-        tree.pool_used[0] = need
+        if old > 0:
+            freed = slots.hull_start[node, p]
+            pool[freed] = slots.free_slots[slot_class(old)]
+            slots.free_slots[slot_class(old)] = freed
+        start = slots.free_slots[c]
+        if start != NO_SLOT:
+            slots.free_slots[c] = pool[start]
+        else:
+            start = slots.pool_used[0]
+            slots.pool_used[0] = start + (1 << c)
     for k in range(size):
-        pool[start + k] = rows[k]
-    tree.hull_start[node, p] = start
-    tree.hull_size[node, p] = size
-    return pool
+        pool[start + k] = rows[at + k]
+    slots.hull_start[node, p] = start
+    slots.hull_size[node, p] = size
+    slots.perimeter[node, p] = perimeter
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -23,8 +23,10 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 import numba
 import numpy as np
 
-from mondrian._orient import orientation
+from mondrian._orient import certain_orientation, orientation
 from mondrian._process import uniform_below
+
+UNDECIDED = -1  # what ``locate`` and ``hulls_with`` say when ``certain_orientation`` left a sign they need open
 
 
 @numba.njit(cache=True, nogil=True)
@@ -99,7 +101,12 @@ def hull_of(X, rows, n_rows, d1, d2, out):
     int
         The number h of vertices written: 1 when all points coincide, 2 for a segment.
     """
-    work = np.empty(3 * n_rows, np.int64)
+    return hull_into(X, rows, n_rows, d1, d2, out, np.empty(3 * n_rows, np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def hull_into(X, rows, n_rows, d1, d2, out, work):
+    """``hull_of`` with the caller's room for its work (3 n_rows rows at least), so that kernels allocate nothing."""
     order, chain = work[:n_rows], work[n_rows:]
     _sorted_rows(X, rows, n_rows, d1, d2, order)
     first, last = order[0], order[n_rows - 1]
@@ -220,6 +227,159 @@ def hull_with(X, hull, h, row, d1, d2, out):
     return g + 1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _before(ax, ay, bx, by):
+    """Whether (ax, ay) comes before (bx, by) in the order ``hull_of`` sorts by (d1, then d2)."""
+    return ax < bx or (ax == bx and ay < by)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def locate(X, vertices, start, h, d1, d2, z1, z2):
+    """``contains`` for the hull vertices[start : start + h] (h >= 1), without allocating and in O(log h) signs:
+    1 when z is in it or on its boundary, 0 when outside, UNDECIDED when ``certain_orientation`` left a sign open.
+
+    A point or a segment: equal to it, or on it. A polygon: in the wedge of its first vertex o and in the triangle
+    (o, v_k, v_k+1) of the fan whose wedge holds it, found by bisection (with exact signs, the answer of the edge
+    scan of ``contains``). No allocation and no call: the kernels test a point against O(log depth) hulls per pair
+    this way (``_bsp._outside_from``).
+    """
+    a = vertices[start]
+    ax, ay = X[a, d1], X[a, d2]
+    if h == 1:
+        where = 1 if ax == z1 and ay == z2 else 0
+    else:
+        b = vertices[start + 1]
+        bx, by = X[b, d1], X[b, d2]
+        after = certain_orientation(ax, ay, bx, by, z1, z2)
+        if after != after:
+            where = UNDECIDED
+        elif h == 2:
+            on = after == 0.0 and min(ax, bx) <= z1 <= max(ax, bx) and min(ay, by) <= z2 <= max(ay, by)
+            where = 1 if on else 0
+        else:
+            c = vertices[start + h - 1]
+            before = certain_orientation(ax, ay, X[c, d1], X[c, d2], z1, z2)
+            if before != before:
+                where = UNDECIDED
+            elif after < 0.0 or before > 0.0:
+                where = 0
+            else:
+                low, high, open_sign = 1, h - 1, False
+                while high - low > 1:  # conditional moves: each step's direction is a coin flip for a predictor
+                    middle = (low + high) >> 1
+                    v = vertices[start + middle]
+                    side = certain_orientation(ax, ay, X[v, d1], X[v, d2], z1, z2)
+                    open_sign |= side != side
+                    low, high = (middle, high) if side >= 0.0 else (low, middle)
+                v, w = vertices[start + low], vertices[start + high]
+                side = certain_orientation(X[v, d1], X[v, d2], X[w, d1], X[w, d2], z1, z2)
+                where = UNDECIDED if open_sign or side != side else (1 if side >= 0.0 else 0)
+    return where
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def hulls_with(X, vertices, starts, sizes, planes, pairs, row, out, at, grown, begin, end):
+    """``hull_with`` for the hulls begin..end-1 that X[row] is outside of (as ``locate`` found), in one call and
+    without allocating: the hull work of a kernel's update, for the pairs it changes at a node.
+
+    Hull e is vertices[starts[e] : starts[e] + sizes[e]] in the plane of the pair of dimensions pairs[planes[e]];
+    it grows into out[at[e] :] and grown[e] becomes its size, or UNDECIDED when ``certain_orientation`` left a
+    sign open (``hull_with`` then answers). Returns the number of hulls UNDECIDED.
+    - A point or a segment (or nothing): ``hull_of`` of the h + 1 points, sorted (by d1, then d2), then the
+      monotone chain of three points is the triangle counter-clockwise from the first, or the extremes' segment when
+      they are collinear.
+    - A polygon: the edges X[row] sees form one chain (as ``hull_with`` finds it: the first edge seen after one not
+      seen, then on while they are seen); their inner vertices go, the point comes in their place.
+    One loop without allocation or calls: numba would count references to the arrays at every hull otherwise,
+    which costs more than the geometry.
+    """
+    undecided = 0
+    for e in range(begin, end):
+        d1, d2 = pairs[planes[e], 0], pairs[planes[e], 1]
+        start, h, a0 = starts[e], sizes[e], at[e]
+        z1, z2 = X[row, d1], X[row, d2]
+        if h <= 2:
+            g = 1
+            if h == 0:
+                out[a0] = row
+            elif h == 1:
+                a = vertices[start]
+                out[a0], out[a0 + 1] = (a, row) if _before(X[a, d1], X[a, d2], z1, z2) else (row, a)
+                g = 2
+            else:
+                a, b = vertices[start], vertices[start + 1]
+                ax, ay, bx, by = X[a, d1], X[a, d2], X[b, d1], X[b, d2]
+                turn = certain_orientation(ax, ay, bx, by, z1, z2)
+                if turn != turn:
+                    grown[e] = UNDECIDED
+                    undecided += 1
+                    continue
+                # the segment's ends are sorted: X[row] goes before, between (an odd permutation) or after them
+                if _before(z1, z2, ax, ay):
+                    out[a0], middle, last = row, a, b
+                elif _before(z1, z2, bx, by):
+                    out[a0], middle, last, turn = a, row, b, -turn
+                else:
+                    out[a0], middle, last = a, b, row
+                g = 2 if turn == 0.0 else 3
+                if turn == 0.0:
+                    out[a0 + 1] = last
+                else:
+                    out[a0 + 1], out[a0 + 2] = (middle, last) if turn > 0.0 else (last, middle)
+            grown[e] = g
+            continue
+        # the chain: ``first`` is its first edge (first - 1 not seen, first seen), ``last`` the vertex after it
+        a, c = vertices[start], vertices[start + h - 1]
+        previous = certain_orientation(X[c, d1], X[c, d2], X[a, d1], X[a, d2], z1, z2)
+        first = -1
+        for k in range(h):
+            v, w = vertices[start + k], vertices[start + (k + 1 if k + 1 < h else 0)]
+            sees = certain_orientation(X[v, d1], X[v, d2], X[w, d1], X[w, d2], z1, z2)
+            if sees != sees or previous != previous:
+                break
+            if sees <= 0.0 and previous > 0.0:
+                first = k
+                break
+            previous = sees
+        last = first + 1
+        while first >= 0:
+            j = last if last < h else last - h
+            v, w = vertices[start + j], vertices[start + (j + 1 if j + 1 < h else 0)]
+            sees = certain_orientation(X[v, d1], X[v, d2], X[w, d1], X[w, d2], z1, z2)
+            if sees != sees:
+                first = -1
+            elif sees > 0.0:
+                break
+            last += 1
+        if first < 0:  # a sign open, or no chain (rounding made the polygon look degenerate): hull_with decides
+            grown[e] = UNDECIDED
+            undecided += 1
+            continue
+        g = 0  # kept: from the vertex after the chain round to its first vertex, then the point
+        k = last if last < h else last - h
+        while True:
+            out[a0 + g] = vertices[start + k]
+            g += 1
+            if k == first:
+                break
+            k = k + 1 if k + 1 < h else 0
+        out[a0 + g] = row
+        grown[e] = g + 1
+    return undecided
+
+
+@numba.njit(cache=True, nogil=True)
+def perimeter_at(X, vertices, start, h, d1, d2):
+    """``perimeter`` of the hull vertices[start:start + h] (the same sums in the same order)."""
+    if h == 1:
+        return 0.0
+    total = 0.0
+    for k in range(h):
+        a, b = vertices[start + k], vertices[start + (k + 1 if k + 1 < h else 0)]
+        total += np.hypot(X[b, d1] - X[a, d1], X[b, d2] - X[a, d2])
+    return total
+
+
 @numba.njit(cache=True, nogil=True)
 def perimeter(X, hull, h, d1, d2):
     """Return the perimeter of a hull.
@@ -240,13 +400,7 @@ def perimeter(X, hull, h, d1, d2):
     float
         The perimeter: 0 for a point, twice the length of a segment.
     """
-    if h == 1:
-        return 0.0
-    total = 0.0
-    for k in range(h):
-        a, b = hull[k], hull[(k + 1) % h]
-        total += np.hypot(X[b, d1] - X[a, d1], X[b, d2] - X[a, d2])
-    return total
+    return perimeter_at(X, hull, 0, h, d1, d2)
 
 
 @numba.njit(cache=True, nogil=True)

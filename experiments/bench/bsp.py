@@ -43,7 +43,7 @@ def memory(model) -> dict[str, float]:
     n_nodes = sum(t.n_nodes for t in trees)
     held = sum(sum(a.nbytes for a in _arrays(t)) for t in trees)
     if isinstance(model, OnlineBSPForestRegressor):
-        row = _row_bytes(trees[0].nodes, ("pool", "pool_used", "n_nodes", "root"))
+        row = _row_bytes(trees[0].nodes, ("pool", "pool_used", "free_slots", "n_nodes", "root"))
         hull = sum(int(t.nodes.pool_used[0]) * t.nodes.pool.itemsize for t in trees) / n_nodes
     else:
         row = _row_bytes(trees[0].nodes, ("n_nodes", "root")) + trees[0].stats.itemsize * trees[0].stats.shape[1]

@@ -2,8 +2,9 @@
 
 - Structure (hypothesis, random streams with duplicates and ties, cut into partial_fit calls): every cut splits its
   node's points into two non-empty sides that partition them (each point is routed to the leaf holding it); a node's
-  statistics are those of its points; its stored hull in every pair is the hull of its points; only nodes holding
-  more than 3 points are cut; cut times increase down the tree and stay below the budget.
+  statistics are those of its points; its stored hull in every pair is the hull of its points, its kept perimeter
+  that hull's; the hulls' slots in the pool never overlap; only nodes holding more than 3 points are cut; cut times
+  increase down the tree and stay below the budget.
 - Laws, under ``leaf_sampling="law"``: the cuts meet a fixed line as a Poisson process of intensity 2 rate_scale tau
   (Lemma 2; mean and variance); a tree grown online in two different arrival orders has the same law of its number of
   leaves (two-sample test). The text's leaf rule against a transcription of Algorithm 4: test_bsp_text_rule.py.
@@ -21,11 +22,11 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor
+from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
 from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import hull
+from mondrian._bsp_nodes import NO_SLOT, hull, slot_class
 from mondrian._points import points_of
-from mondrian.hull import hull_of
+from mondrian.hull import hull_of, perimeter
 
 SETTINGS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -65,6 +66,7 @@ def check_tree(model, tree, budget):
             # the same polygon (vertices may be other rows at the same coordinates)
             key = {tuple(store.X[r, [d1, d2]]) for r in got}
             assert key == {tuple(store.X[r, [d1, d2]]) for r in expected[:h]}
+            assert a.perimeter[v, p] == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
         if a.left[v] == -1:
             assert np.isinf(a.split_time[v])
             continue
@@ -77,6 +79,24 @@ def check_tree(model, tree, budget):
         parent = a.parent[v]
         start = 0.0 if parent == -1 else a.split_time[parent]
         assert start < a.split_time[v] < budget
+
+
+def check_slots(tree):
+    """The hull pool's slots: each hull's and each free one (``free_slots``' lists) within the part in use, of
+    their class's length, never overlapping."""
+    a = tree.nodes
+    slots = [
+        (int(a.hull_start[v, p]), 1 << slot_class(int(a.hull_size[v, p])))
+        for v in range(tree.n_nodes)
+        for p in range(a.hull_size.shape[1])
+    ]
+    for c, start in enumerate(a.free_slots):
+        while start != NO_SLOT:
+            slots.append((int(start), 1 << c))
+            start = a.pool[start]
+    slots.sort()
+    assert all(start + length <= following for (start, length), (following, _) in itertools.pairwise(slots))
+    assert slots[-1][0] + slots[-1][1] <= a.pool_used[0] <= len(a.pool)
 
 
 coordinate = st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(-3, 3).map(lambda v: round(v, 2)))
@@ -103,6 +123,7 @@ def test_every_cut_partitions_its_points_and_hulls_are_those_of_the_points(d, n,
     final = 4.0 * n ** (1 / (d + 2)) if budget == "increasing" else budget
     for tree in clf.trees_:
         check_tree(clf, tree, final)
+        check_slots(tree)
     proba = clf.predict_proba(np.vstack([X, X + 0.37]))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
     reg = OnlineBSPForestRegressor(
@@ -188,6 +209,25 @@ def test_same_seed_same_forest_whatever_the_threads_and_the_batching(n_jobs):
     np.testing.assert_array_equal(progressive.predict_proba(Q), ref.predict_proba(Q))
     np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_array_equal(out[0], np.full(3, 1 / 3))
+
+
+@pytest.mark.parametrize("leaf_sampling", ["law", "text"])
+def test_an_update_needs_no_room_made_in_advance(monkeypatch, leaf_sampling):
+    """The room a kernel call makes for its updates (``_bsp.Growth``: paths of LEVELS levels) spares them
+    allocations and nothing else: with room for one level (and 8 vertices per pair), every update makes room of its
+    own, for its path and for its grown hulls, and the trees are the same."""
+    X, y = classification(300)
+    X = np.vstack([X, np.round(X[:100] * 4) / 4])  # ties and collinear points, then points on a grid
+    y = np.concatenate([y, y[:100]])
+    ref = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=5).fit(X, y)
+    monkeypatch.setattr(_bsp, "LEVELS", 1)
+    model = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=5).fit(X, y)
+    for a, b in zip(ref.trees_, model.trees_, strict=True):
+        n = a.n_nodes
+        assert n == b.n_nodes
+        for field in ("parent", "left", "right", "pair", "direction", "position", "split_time", "stats", "perimeter"):
+            np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
+        assert all(np.array_equal(a.hull(v, p), b.hull(v, p)) for v in range(n) for p in range(len(ref.pairs_)))
 
 
 def test_progressive_is_predict_then_learn():

@@ -1,7 +1,9 @@
 """The exact orientation predicate (``mondrian._orient``): its sign equals the sign of the determinant computed in
 rationals, on triples that are nearly collinear (where the floating-point cross product takes the wrong sign) and on
 random ones (magnitudes whose products stay above the subnormal range); its value is the floating-point cross product
-wherever that sign is certain."""
+wherever that sign is certain. ``certain_orientation`` (the part the hull kernels inline) gives the same sign
+wherever it decides, decides every triple whose coordinate differences are exact (grids: collinear triples), and
+leaves some nearly collinear ones open."""
 
 from fractions import Fraction
 
@@ -9,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mondrian._orient import orientation
+from mondrian._orient import certain_orientation, orientation
 
 
 def exact_sign(ox, oy, ax, ay, bx, by):
@@ -49,3 +51,14 @@ def test_the_sign_is_exact_on_any_triple_and_the_value_is_the_cross_product_when
     value = orientation(*coordinates)
     assert np.sign(value) == exact_sign(*coordinates)
     assert value in (float_cross(*coordinates), 1.0, -1.0)
+
+
+def test_certain_orientation_decides_grids_and_is_exact_where_it_decides():
+    rng = np.random.default_rng(1)
+    grid = rng.integers(-8, 9, (5000, 6)).astype(float) * 2.0 ** rng.integers(-30, 30, (5000, 1))
+    assert all(np.sign(certain_orientation(*triple)) == exact_sign(*triple) for triple in grid)
+    triples = np.concatenate([nearly_collinear(rng, 500) for _ in range(10)])
+    signs = np.array([certain_orientation(*triple) for triple in triples])
+    decided = ~np.isnan(signs)
+    assert 0 < decided.sum() < len(triples)
+    assert all(np.sign(signs[k]) == exact_sign(*triples[k]) for k in np.flatnonzero(decided))
