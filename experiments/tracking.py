@@ -316,7 +316,10 @@ class Tracker:
 
     def _log_result(self, run_id: str, outcome: TrialOutcome, folder: Path) -> None:
         result = outcome.result
-        self._log_numbers(run_id, result.curves, {**result.summary, "duration_seconds": outcome.duration})
+        measured = {"duration_seconds": outcome.duration}
+        if outcome.peak_memory is not None:
+            measured["peak_memory_mb"] = outcome.peak_memory
+        self._log_numbers(run_id, result.curves, {**result.summary, **measured})
         _write_frames(folder, result.curves, result.tables)
 
     def _log_params(self, run_id: str, trial: dict) -> None:

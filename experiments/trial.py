@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
+from experiments import peak_memory
 from experiments.config import flatten, to_plain
 from experiments.data import Dataset, load_dataset
 from experiments.protocols.result import TrialResult
@@ -117,7 +118,8 @@ def _shown(key: str, label: str, value: str) -> str:
 class TrialOutcome:
     """A trial's config and identity with either its result or the traceback of its failure; ``start`` is when it
     began (seconds since the epoch, on the clock of the machine that ran it; None if unknown), ``duration`` how long
-    it ran: its run's start and end times."""
+    it ran: its run's start and end times; ``peak_memory`` the peak resident memory of the process that ran it, in MB,
+    over the trial (``experiments.peak_memory``; None if unknown)."""
 
     trial: dict
     result: TrialResult | None = None
@@ -125,6 +127,7 @@ class TrialOutcome:
     duration: float = 0.0
     tags: dict[str, str] = field(default_factory=dict)
     start: float | None = None
+    peak_memory: float | None = None
 
     @property
     def hash(self) -> str:
@@ -156,10 +159,12 @@ def execute(trial: dict) -> tuple[TrialResult, Dataset | None]:
 
 def run_trial(trial: dict) -> TrialOutcome:
     """Run one trial, never raising: a failure comes back as an outcome with its traceback."""
+    measured = peak_memory.reset()
     began, start = time.time(), time.perf_counter()
     try:
         result, dataset = execute(trial)
     except Exception:
         return TrialOutcome(trial, error=traceback.format_exc(), duration=time.perf_counter() - start, start=began)
+    duration, peak = time.perf_counter() - start, peak_memory.peak_mb() if measured else None
     tags = {"dataset_hash": dataset.content_hash} if dataset is not None else {}
-    return TrialOutcome(trial, result=result, duration=time.perf_counter() - start, tags=tags, start=began)
+    return TrialOutcome(trial, result=result, duration=duration, tags=tags, start=began, peak_memory=peak)
