@@ -13,9 +13,10 @@ children at their parent's cut time), so a demoted node keeps its time.
 An update does the hull work it must and no more: the way down depends on the cuts only and a node's hull holds its
 children's, so the levels from which the point is outside each pair's hulls are found by bisection along the path
 (O(log depth) hull tests per pair, not one per node); only the hulls the point is outside of grow, and only their
-perimeters are computed (a node keeps its own, per pair); room made once per kernel call (``Growth``) spares the
-updates any allocation but that of the cuts they make. Every tree is the one the node-by-node update built, bit for
-bit (``tests/mondrian/test_bsp_bit_for_bit.py``).
+perimeters are computed (a node keeps its own, per pair); a leaf of at most 3 points keeps no hulls
+(``_small_blocks``): they are computed when it takes a fourth point; room made once per kernel call (``Growth``)
+spares the updates any allocation but that of the cuts they make. Every tree is the one the node-by-node update
+built, bit for bit (``tests/mondrian/test_bsp_bit_for_bit.py``).
 """
 
 from typing import NamedTuple
@@ -25,6 +26,7 @@ import numpy as np
 
 from mondrian._bsp_nodes import (
     MAX_POOL,
+    MAX_UNCUT,
     goes_left,
     hull_size,
     leaf_of,
@@ -41,6 +43,7 @@ from mondrian._compile import drives
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
+from mondrian._small_blocks import has_hulls, set_small_hulls
 from mondrian.hull import (
     UNDECIDED,
     contains,
@@ -53,7 +56,6 @@ from mondrian.hull import (
     sample_separating_cut,
 )
 
-MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 SOFT, HARD = 0, 1  # the forest's vote
 LAW, TEXT = 0, 1  # how a leaf reached by a new point is sampled (``insert``)
 
@@ -205,17 +207,6 @@ def _store_levels(tree, pool, top, stop, work):
     return pool
 
 
-@numba.njit(cache=True, nogil=True)
-def _set_point_hulls(tree, pool, node, i, n_pairs, room):
-    """The hulls of a node holding point i alone (a new leaf), through room[0]; returns the pool."""
-    room[0] = i
-    hulls = slots(tree)
-    pool = with_pool_room(hulls, pool, n_pairs << slot_class(1))
-    for p in range(n_pairs):
-        set_hull(hulls, pool, node, p, room, 0, 1, 0.0)
-    return pool
-
-
 @numba.njit(cache=True, nogil=True, inline="always")
 def _set_hulls_of_points(tree, pool, node, X, rows, n, pairs, out, work):
     """The node's hulls in every pair, computed from its points rows[:n] (through ``out`` and ``work``); returns the
@@ -262,7 +253,9 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
         count = int(tree.stats[child, 0])
         m = points_of(tree.first_point, next_point, child, rows)
         assert m == count
-        pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs, out, work)
+        tree.initial_points[child] = min(m, MAX_UNCUT + 1)
+        if m > MAX_UNCUT:
+            pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs, out, work)
     return pool, left, right
 
 
@@ -362,7 +355,7 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
             set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[node, q])
     add_point(tree.first_point, next_point, leaf, i)
     _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
-    return _set_point_hulls(tree, pool, leaf, i, pairs.shape[0], work.vertices)
+    return pool
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -384,22 +377,25 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
     The way down depends on the cuts only, and a node's hull holds its children's: the levels from which i is
     outside each pair's hulls come first, in O(log depth) hull tests per pair (``_outside_from``); then the walk
     down grows the hulls of each level it reaches in the pairs i is outside of (``_grow_level``) and draws the
-    times; the hulls of the nodes i joined are stored when it stops (``_store_levels``). ``room`` is the call's
-    ``Growth``. The tree must have room for the nodes (2 per point it holds); returns the pool, which may have grown.
+    times; the hulls of the nodes i joined are stored when it stops (``_store_levels``). A small leaf keeps no
+    hulls: i is tested against and grows those above it, and its hulls are computed when i is its fourth point.
+    ``room`` is the call's ``Growth``. The tree must have room for the nodes (2 per point it holds); returns the
+    pool, which may have grown.
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = new_node(tree, NO_NODE)
         add_point(tree.first_point, next_point, tree.root[0], i)
         _add_target(tree.stats, tree.root[0], Y[i], onehot, 1.0)
-        return _set_point_hulls(tree, pool, tree.root[0], i, pairs.shape[0], room.vertices)
+        return pool
     z = X[i]
     depth = _descend(tree, z, pairs, room.path)
     work = room
     if depth > room.path.shape[0]:  # a deep path: room of its own
         work = growth(pairs.shape[0], depth, room.vertices.shape[0])
         _descend(tree, z, pairs, work.path)
-    top = _outside_from(tree, pool, X, i, pairs, work.path, depth, work.outside_from)
-    need = _list_grown(tree, pairs, work.path, depth, top, work.outside_from, work.first, work.index)
+    grown_depth = depth - 1 if not has_hulls(tree, work.path[depth - 1]) else depth  # the levels whose hulls i grows
+    top = _outside_from(tree, pool, X, i, pairs, work.path, grown_depth, work.outside_from)
+    need = _list_grown(tree, pairs, work.path, grown_depth, top, work.outside_from, work.first, work.index)
     if need > work.vertices.shape[0]:  # large hulls: room of their own
         work = Growth(work.path, work.outside_from, work.first, work.index, work.value, np.empty(need, np.int32))
     start, hulls = 0.0, slots(tree)
@@ -407,11 +403,13 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
         node = work.path[level]
         is_leaf = level == depth - 1
         if is_leaf and (tree.stats[node, 0] <= MAX_UNCUT or leaf_sampling == TEXT):
-            if level >= top:
+            if top <= level < grown_depth:
                 _grow_level(hulls, pool, X, i, pairs, node, level - top, work)
-            pool = _store_levels(tree, pool, top, depth, work)
+            pool = _store_levels(tree, pool, top, grown_depth, work)
             add_point(tree.first_point, next_point, node, i)
             _add_target(tree.stats, node, Y[i], onehot, 1.0)
+            if grown_depth < depth and tree.stats[node, 0] > MAX_UNCUT:  # a small leaf took its fourth point
+                pool = set_small_hulls(tree, pool, node, next_point, X, pairs)
             if tree.stats[node, 0] > MAX_UNCUT:
                 pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
             return pool

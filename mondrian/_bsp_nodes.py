@@ -4,11 +4,12 @@ One row per node, as every tree of the project, plus a pool of hull vertices: th
 of the points it holds, kept through its 2-D projections, one per dimension pair (``mondrian.hull``). The hull of node v
 in pair p is ``pool[hull_start[v, p] : hull_start[v, p] + hull_size[v, p]]`` (row indices of the forest's point store,
 counter-clockwise, int32), its perimeter ``perimeter[v, p]`` (``hull.perimeter`` of those vertices, kept so that an
-update computes only the perimeters of the hulls that grow). A hull lives in a slot of 2^c vertices, c its class
+update computes only the perimeters of the hulls that grow). A leaf of at most ``MAX_UNCUT`` points keeps none
+(sizes 0): they are computed from its points when needed, with ``initial_points``, the number it was made with
+(``_small_blocks``). A hull lives in a slot of 2^c vertices, c its class
 (``slot_class``, at least 2): a hull that grows by a vertex is rewritten in place most of the time; a slot that
 becomes too small goes to its class's free list (``free_slots``) for the hull to move to a slot of the next class,
-a free one or one at the end of the pool, so that the pool holds little more than the hulls (at d = 10, 45 hulls per
-node of 4 vertices on average, more than half of them of 1 to 3).
+a free one or one at the end of the pool, so that the pool holds little more than the hulls.
 Leaves keep their points in linked lists (``_points``); ``stats`` counts the points below a node (column 0) and
 their one-hot labels or the sum of their targets (columns 1..). The cut of an internal node is the line
 x[d1] cos + x[d2] sin = position in the pair (d1, d2) = ``pair_dims(pair)``; points on or below it go left.
@@ -26,6 +27,7 @@ import numpy as np
 from mondrian._nodes import NO_NODE, reserved_rows
 from mondrian._points import NO_POINT
 
+MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 NO_SLOT = -1
 SLOT_CLASSES = 32  # a free list per slot class (2 .. 31: slots of 4 .. 2^31 vertices)
 MAX_POOL = 2**31 - 1  # pool offsets, and the point-store rows the pool holds, are int32
@@ -42,6 +44,7 @@ class BSPArrays(NamedTuple):
     sampled_until: np.ndarray  # float64 (capacity,), a leaf's budget so far: it has no cut before this time
     stats: np.ndarray  # float64 (capacity, n_stats)
     first_point: np.ndarray  # int64 (capacity,), the leaf's point list (_points)
+    initial_points: np.ndarray  # int8 (capacity,), the points a leaf held when made, up to MAX_UNCUT + 1
     hull_start: np.ndarray  # int32 (capacity, n_pairs)
     hull_size: np.ndarray  # int32 (capacity, n_pairs)
     perimeter: np.ndarray  # float64 (capacity, n_pairs)
@@ -65,6 +68,7 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
         sampled_until=np.zeros(capacity),
         stats=np.zeros((capacity, n_stats)),
         first_point=np.full(capacity, NO_POINT, np.int64),
+        initial_points=np.zeros(capacity, np.int8),
         hull_start=np.zeros((capacity, n_pairs), np.int32),
         hull_size=np.zeros((capacity, n_pairs), np.int32),
         perimeter=np.zeros((capacity, n_pairs)),
@@ -84,8 +88,8 @@ def with_room(tree: BSPArrays, n_new: int) -> BSPArrays:
     if need <= capacity:
         return tree
     capacity = max(need, 2 * capacity)
-    fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0, 0.0)
-    return BSPArrays(*(reserved_rows(a, capacity, fill) for a, fill in zip(tree[:13], fills, strict=True)), *tree[13:])
+    fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0, 0, 0.0)
+    return BSPArrays(*(reserved_rows(a, capacity, fill) for a, fill in zip(tree[:14], fills, strict=True)), *tree[14:])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -101,20 +105,16 @@ def new_node(tree, parent):
     tree.sampled_until[node] = 0.0
     tree.stats[node] = 0.0
     tree.first_point[node] = NO_POINT
+    tree.initial_points[node] = 1
     tree.hull_size[node] = 0
     tree.perimeter[node] = 0.0
     return node
 
 
-@numba.njit(cache=True, nogil=True)
-def hull(tree, node, p):
-    """The vertices of the node's hull in pair p (a view into the pool)."""
-    return vertices(tree, tree.pool, node, p)
-
-
 @numba.njit(cache=True, nogil=True, inline="always")
 def vertices(tree, pool, node, p):
-    """``hull`` in the kernels, which hold the pool apart from the tree (it may grow while they run, ``set_hull``)."""
+    """The vertices of the node's stored hull in pair p (a view into the pool, which the kernels hold apart from the
+    tree: it may grow while they run, ``set_hull``)."""
     start = tree.hull_start[node, p]
     return pool[start : start + tree.hull_size[node, p]]
 

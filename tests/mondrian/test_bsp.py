@@ -24,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
 from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import NO_SLOT, hull, slot_class
+from mondrian._bsp_nodes import NO_SLOT, slot_class
 from mondrian._points import points_of
 from mondrian.hull import hull_of, perimeter
 
@@ -62,11 +62,16 @@ def check_tree(model, tree, budget):
         for p, (d1, d2) in enumerate(pairs):
             expected = np.empty(len(rows), np.int64)
             h = hull_of(store.X, rows, len(rows), d1, d2, expected)
-            got = hull(a, v, p)
+            got = tree.hull(v, p, store.X, pairs)
             # the same polygon (vertices may be other rows at the same coordinates)
             key = {tuple(store.X[r, [d1, d2]]) for r in got}
             assert key == {tuple(store.X[r, [d1, d2]]) for r in expected[:h]}
-            assert a.perimeter[v, p] == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
+            if a.hull_size[v, p] > 0:
+                assert a.perimeter[v, p] == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
+        # a leaf of at most 3 points keeps no hulls (``tree.hull`` computed them from its points); every other node
+        # keeps them
+        small = a.left[v] == -1 and len(rows) <= MAX_UNCUT
+        assert (a.hull_size[v] == 0).all() if small else (a.hull_size[v] > 0).all()
         if a.left[v] == -1:
             assert np.isinf(a.split_time[v])
             continue
@@ -89,6 +94,7 @@ def check_slots(tree):
         (int(a.hull_start[v, p]), 1 << slot_class(int(a.hull_size[v, p])))
         for v in range(tree.n_nodes)
         for p in range(a.hull_size.shape[1])
+        if a.hull_size[v, p] > 0
     ]
     for c, start in enumerate(a.free_slots):
         while start != NO_SLOT:
@@ -96,7 +102,7 @@ def check_slots(tree):
             start = a.pool[start]
     slots.sort()
     assert all(start + length <= following for (start, length), (following, _) in itertools.pairwise(slots))
-    assert slots[-1][0] + slots[-1][1] <= a.pool_used[0] <= len(a.pool)
+    assert (slots[-1][0] + slots[-1][1] if slots else 0) <= a.pool_used[0] <= len(a.pool)
 
 
 coordinate = st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(-3, 3).map(lambda v: round(v, 2)))
@@ -227,7 +233,10 @@ def test_an_update_needs_no_room_made_in_advance(monkeypatch, leaf_sampling):
         assert n == b.n_nodes
         for field in ("parent", "left", "right", "pair", "direction", "position", "split_time", "stats", "perimeter"):
             np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
-        assert all(np.array_equal(a.hull(v, p), b.hull(v, p)) for v in range(n) for p in range(len(ref.pairs_)))
+        X, pairs = ref.points_.X, ref.pairs_
+        assert all(
+            np.array_equal(a.hull(v, p, X, pairs), b.hull(v, p, X, pairs)) for v in range(n) for p in range(len(pairs))
+        )
 
 
 def test_progressive_is_predict_then_learn():
