@@ -379,8 +379,8 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
     down grows the hulls of each level it reaches in the pairs i is outside of (``_grow_level``) and draws the
     times; the hulls of the nodes i joined are stored when it stops (``_store_levels``). A small leaf keeps no
     hulls: i is tested against and grows those above it, and its hulls are computed when i is its fourth point.
-    ``room`` is the call's ``Growth``. The tree must have room for the nodes (2 per point it holds); returns the
-    pool, which may have grown.
+    ``room`` is the call's ``Growth``. The tree must have room for the nodes (``_room_needed``); returns the pool,
+    which may have grown.
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = new_node(tree, NO_NODE)
@@ -444,11 +444,28 @@ def _insert_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     rng, room,
 ):  # fmt: skip
-    """``learn``'s loop over the points; returns the pool."""
+    """``learn``'s loop over the points: (the pool, the point it stopped before, the room that point needs; ``end``
+    and 0 when it inserted them all)."""
     for i in range(start, end):
+        need = _room_needed(tree, _leaf_reached(tree, X[i], pairs))
+        if tree.n_nodes[0] + need > tree.parent.shape[0]:
+            return pool, i, need
         budget = budget_at(i + 1, budget_scale, budget_exponent)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
-    return pool
+    return pool, end, 0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _leaf_reached(tree, z, pairs):
+    """The leaf whose cell holds z; NO_NODE in the empty tree."""
+    return NO_NODE if tree.root[0] == NO_NODE else leaf_of(tree, z, pairs)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _room_needed(tree, leaf):
+    """The nodes inserting a point that reaches ``leaf`` may make: the root of the empty tree (leaf NO_NODE), a new
+    node above another and a new leaf, or the cuts of the leaf with the point (2 per point it then holds, at most)."""
+    return 1 if leaf == NO_NODE else 2 * (int(tree.stats[leaf, 0]) + 1)
 
 
 def _growth_for(pairs):
@@ -456,12 +473,14 @@ def _growth_for(pairs):
     return growth(pairs.shape[0], LEVELS, LEVELS * pairs.shape[0] * 8)
 
 
-def _with_room_for(tree, end):
-    """The tree with room for the nodes of the stored points 0..end-1 (2 per point); its hulls hold their rows as
-    int32."""
+def _with_room_for(tree, start, end, need):
+    """The tree with room for the nodes of the stored points start..end-1 at the rate of those it holds (one per
+    point for the empty tree; the kernels stop before a point it may lack room for), and at least ``need``; its
+    hulls hold their rows as int32."""
     if end > MAX_POOL:
         raise ValueError(f"a BSP forest learns at most {MAX_POOL} points (its hulls hold their rows as int32)")
-    return with_room(tree, 2 * end - int(tree.n_nodes[0]))
+    per_point = int(tree.n_nodes[0]) / start if start > 0 else 1.0
+    return with_room(tree, max(int(per_point * (end - start)) + 1, need))
 
 
 @drives(_insert_points)
@@ -469,13 +488,16 @@ def learn(
     tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling, rng
 ):
     """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree (grown
-    here first: every leaf holds a point, so 2 nodes per point are room enough)."""
-    tree = _with_room_for(tree, end)
-    pool = _insert_points(
-        tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
-        leaf_sampling, rng, _growth_for(pairs),
-    )  # fmt: skip
-    return tree._replace(pool=pool)
+    here as the points need: a kernel call stops before a point it may lack room for)."""
+    room, need = _growth_for(pairs), 0
+    while start < end:
+        tree = _with_room_for(tree, start, end, need)
+        pool, start, need = _insert_points(
+            tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
+            leaf_sampling, rng, room,
+        )  # fmt: skip
+        tree = tree._replace(pool=pool)
+    return tree
 
 
 @numba.njit(cache=True, nogil=True)
@@ -503,16 +525,20 @@ def _progressive_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     vote, rng, prior, out, room,
 ):  # fmt: skip
-    """``progressive``'s loop over the points; returns the pool."""
+    """``progressive``'s loop over the points: returns what ``_insert_points`` does."""
     for i in range(start, end):
-        if tree.root[0] == NO_NODE:
+        leaf = _leaf_reached(tree, X[i], pairs)
+        need = _room_needed(tree, leaf)
+        if tree.n_nodes[0] + need > tree.parent.shape[0]:
+            return pool, i, need
+        if leaf == NO_NODE:
             for k in range(prior.shape[0]):
                 out[i - start, k] += prior[k]
         else:
-            _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i - start])
+            _add_leaf_prediction(tree.stats, leaf, onehot, vote, out[i - start])
         budget = budget_at(i + 1, budget_scale, budget_exponent)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
-    return pool
+    return pool, end, 0
 
 
 def progressive(
@@ -520,10 +546,13 @@ def progressive(
     rng, prior, out,
 ):  # fmt: skip
     """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
-    while the tree is empty). Returns the tree (grown here first, as in ``learn``)."""
-    tree = _with_room_for(tree, end)
-    pool = _progressive_points(
-        tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
-        leaf_sampling, vote, rng, prior, out, _growth_for(pairs),
-    )  # fmt: skip
-    return tree._replace(pool=pool)
+    while the tree is empty). Returns the tree (grown as in ``learn``)."""
+    room, need, first = _growth_for(pairs), 0, start
+    while start < end:
+        tree = _with_room_for(tree, start, end, need)
+        pool, start, need = _progressive_points(
+            tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
+            leaf_sampling, vote, rng, prior, out[start - first :], room,
+        )  # fmt: skip
+        tree = tree._replace(pool=pool)
+    return tree

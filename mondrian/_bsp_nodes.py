@@ -15,8 +15,9 @@ their one-hot labels or the sum of their targets (columns 1..). The cut of an in
 x[d1] cos + x[d2] sin = position in the pair (d1, d2) = ``pair_dims(pair)``; points on or below it go left.
 ``split_time`` is the cost time of the cut from the root (inf at a leaf): children start at their parent's time;
 a leaf that may be cut (more than 3 points) has had no cut up to ``sampled_until``, its budget so far.
-The node arrays grow before the kernels run (every leaf holds a point: 2 nodes per point are enough); the pool grows
-in the kernels (doubling), which pass it along apart from the tree.
+The node arrays grow between kernel calls, by a quarter at least (``GROWTH``: little room to spare; a call stops before
+a point the tree may lack room for); the pool grows in the kernels, as much, and they pass it along apart from the
+tree.
 """
 
 from typing import NamedTuple
@@ -24,12 +25,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from mondrian._nodes import NO_NODE, reserved_rows
+from mondrian._nodes import NO_NODE, grown
 from mondrian._points import NO_POINT
 
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 NO_SLOT = -1
 SLOT_CLASSES = 32  # a free list per slot class (2 .. 31: slots of 4 .. 2^31 vertices)
+GROWTH = 1.25  # the factor by which the node arrays and the pool grow, at least
 MAX_POOL = 2**31 - 1  # pool offsets, and the point-store rows the pool holds, are int32
 
 
@@ -81,15 +83,15 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
 
 
 def with_room(tree: BSPArrays, n_new: int) -> BSPArrays:
-    """``tree`` with room for ``n_new`` more nodes (a copy grown by doubling if needed). Called from Python, before
-    the kernels run: they never grow the node arrays (only the pool, see ``set_hull``)."""
+    """``tree`` with room for ``n_new`` more nodes (a copy grown by a quarter at least, ``GROWTH``, if needed).
+    Called from Python between kernel calls: they never grow the node arrays (only the pool, see ``set_hull``)."""
     need = int(tree.n_nodes[0]) + n_new
     capacity = tree.parent.shape[0]
     if need <= capacity:
         return tree
-    capacity = max(need, 2 * capacity)
+    capacity = max(need, int(GROWTH * capacity))
     fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0, 0, 0.0)
-    return BSPArrays(*(reserved_rows(a, capacity, fill) for a, fill in zip(tree[:14], fills, strict=True)), *tree[14:])
+    return BSPArrays(*(grown(a, capacity, fill) for a, fill in zip(tree[:14], fills, strict=True)), *tree[14:])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -164,17 +166,17 @@ def slot_room(slots, node, p, size):
 
 @numba.njit(cache=True, nogil=True)
 def with_pool_room(slots, pool, room):
-    """``pool`` if it has ``room`` entries beyond those in use, else a copy grown by doubling (the caller passes it
-    on). Offsets are int32: a pool holds at most MAX_POOL entries."""
+    """``pool`` if it has ``room`` entries beyond those in use, else a copy grown by a quarter at least (the caller
+    passes it on). Offsets are int32: a pool holds at most MAX_POOL entries."""
     need = slots.pool_used[0] + room
     if need <= pool.shape[0]:
         return pool
     if need > MAX_POOL:
         raise MemoryError("a BSP tree holds more than 2^31 hull vertices (its pool offsets are int32)")
-    grown = np.empty(min(max(need, 2 * pool.shape[0]), MAX_POOL), np.int32)
+    larger = np.empty(min(max(need, int(GROWTH * pool.shape[0])), MAX_POOL), np.int32)
     for k in range(slots.pool_used[0]):
-        grown[k] = pool[k]
-    return grown
+        larger[k] = pool[k]
+    return larger
 
 
 @numba.njit(cache=True, nogil=True)

@@ -24,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
 from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import NO_SLOT, slot_class
+from mondrian._bsp_nodes import NO_SLOT, slot_class, with_room
 from mondrian._points import points_of
 from mondrian.hull import hull_of, perimeter
 
@@ -237,6 +237,35 @@ def test_an_update_needs_no_room_made_in_advance(monkeypatch, leaf_sampling):
         assert all(
             np.array_equal(a.hull(v, p, X, pairs), b.hull(v, p, X, pairs)) for v in range(n) for p in range(len(pairs))
         )
+
+
+@pytest.mark.parametrize("leaf_sampling", ["text", "law"])
+def test_kernel_calls_stop_before_a_point_the_tree_lacks_room_for(monkeypatch, leaf_sampling):
+    """The node arrays grow between kernel calls: a call stops before a point the tree may lack room for and the next
+    resumes there. With no more room made than that point needs, every call stops early, and the trees and the
+    progressive predictions are the same."""
+    X, y = classification(300)
+    X = np.vstack([X, np.round(X[:100] * 4) / 4])
+    y = np.concatenate([y, y[:100]])
+    ref = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=4)
+    expected = ref.progressive_predict_proba(X[:200], y[:200])
+    ref.partial_fit(X[200:], y[200:])
+    calls = []
+
+    def least_room(tree, start, end, need):
+        calls.append(start)
+        return with_room(tree, need)
+
+    monkeypatch.setattr(_bsp, "_with_room_for", least_room)
+    model = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=4)
+    np.testing.assert_array_equal(model.progressive_predict_proba(X[:200], y[:200]), expected)
+    model.partial_fit(X[200:], y[200:])
+    assert len(calls) > 4 * 2 * 2  # calls stopped early, several times per tree and fit
+    for a, b in zip(ref.trees_, model.trees_, strict=True):
+        n = a.n_nodes
+        assert n == b.n_nodes
+        for field in ("parent", "left", "right", "pair", "position", "split_time", "stats", "perimeter"):
+            np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
 
 
 def test_progressive_is_predict_then_learn():
