@@ -31,6 +31,7 @@ from mondrian._bsp_nodes import (
     hull_size,
     leaf_of,
     new_node,
+    perimeters,
     set_hull,
     slot_class,
     slot_room,
@@ -138,7 +139,8 @@ def _outside_from(tree, pool, X, i, pairs, path, depth, outside_from):
             if level < low:
                 step, level = 0, (low + high) >> 1
             node = path[level]
-            where = locate(X, pool, tree.hull_start[node, p], tree.hull_size[node, p], d1, d2, z1, z2)
+            row = tree.hull_row[node]
+            where = locate(X, pool, tree.hull_start[row, p], tree.hull_size[row, p], d1, d2, z1, z2)
             if where == UNDECIDED:  # contains decides, exactly
                 where = contains(X, vertices(tree, pool, node, p), hull_size(tree, node, p), d1, d2, z1, z2)
             if where == 0:
@@ -156,11 +158,11 @@ def _list_grown(tree, pairs, path, depth, top, outside_from, first, index):
     outside of, with their slots and where their grown copies go; returns the vertices they take."""
     n, at = 0, 0
     for level in range(top, depth):
-        node = path[level]
+        row = tree.hull_row[path[level]]
         first[level - top] = n
         for p in range(pairs.shape[0]):
             if outside_from[p] <= level:
-                index[PAIR, n], index[START, n], index[SIZE, n] = p, tree.hull_start[node, p], tree.hull_size[node, p]
+                index[PAIR, n], index[START, n], index[SIZE, n] = p, tree.hull_start[row, p], tree.hull_size[row, p]
                 index[AT, n] = at
                 at += index[SIZE, n] + 1
                 n += 1
@@ -185,7 +187,7 @@ def _grow_level(hulls, pool, X, i, pairs, node, row, work):
     for e in range(begin, end):
         p = index[PAIR, e]
         value[PERIMETER, e] = perimeter_at(X, grown, index[AT, e], index[GROWN, e], pairs[p, 0], pairs[p, 1])
-        value[INCREASE, e] = max(value[PERIMETER, e] - hulls.perimeter[node, p], 0.0)
+        value[INCREASE, e] = max(value[PERIMETER, e] - hulls.perimeter[hulls.hull_row[node], p], 0.0)
         total += value[INCREASE, e]
     return total
 
@@ -227,7 +229,7 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
     rows, side = np.empty(count, np.int64), np.empty(count, np.bool_)
     n = points_of(tree.first_point, next_point, node, rows)
     while True:  # a line through the hull leaves vertices on both sides; only rounding could say otherwise
-        p = choose_proportional(tree.perimeter[node], total, rng)
+        p = choose_proportional(perimeters(tree, node), total, rng)
         theta, u = sample_cut(X, vertices(tree, pool, node, p), hull_size(tree, node, p), pairs[p, 0], pairs[p, 1], rng)
         tree.pair[node] = p
         tree.direction[node, 0] = np.cos(theta)
@@ -266,9 +268,9 @@ def _cut_time(tree, node, start, budget, pairs, rate_scale, rng):
     tree.sampled_until[node] = budget
     if tree.stats[node, 0] <= MAX_UNCUT:
         return np.inf, 0.0
-    total = 0.0
+    total, perimeter = 0.0, perimeters(tree, node)
     for p in range(pairs.shape[0]):
-        total += tree.perimeter[node, p]
+        total += perimeter[p]
     if total <= 0.0:
         return np.inf, total
     return start + rng.exponential(1.0 / (rate_scale * total)), total
@@ -304,9 +306,9 @@ def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pai
 def _room_above(tree, node, begin, end, index):
     """The pool room the hulls of a new node above ``node`` take: its grown ones (index[:, begin:end]), its
     others."""
-    need = 0
+    need, row = 0, tree.hull_row[node]
     for q in range(tree.hull_size.shape[1]):
-        need += 1 << slot_class(tree.hull_size[node, q])
+        need += 1 << slot_class(tree.hull_size[row, q])
     for e in range(begin, end):
         need += (1 << slot_class(index[GROWN, e])) - (1 << slot_class(index[SIZE, e]))
     return need
@@ -345,14 +347,14 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
     _add_target(tree.stats, above, Y[i], onehot, 1.0)
     hulls = slots(tree)
     pool = with_pool_room(hulls, pool, _room_above(tree, node, begin, end, index))
-    e = begin
+    e, row = begin, tree.hull_row[node]
     for q in range(pairs.shape[0]):
         if e < end and index[PAIR, e] == q:
             set_hull(hulls, pool, above, q, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
             e += 1
         else:
-            start, h = tree.hull_start[node, q], tree.hull_size[node, q]
-            set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[node, q])
+            start, h = tree.hull_start[row, q], tree.hull_size[row, q]
+            set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[row, q])
     add_point(tree.first_point, next_point, leaf, i)
     _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
     return pool
@@ -448,7 +450,7 @@ def _insert_points(
     and 0 when it inserted them all)."""
     for i in range(start, end):
         need = _room_needed(tree, _leaf_reached(tree, X[i], pairs))
-        if tree.n_nodes[0] + need > tree.parent.shape[0]:
+        if not _has_room(tree, need):
             return pool, i, need
         budget = budget_at(i + 1, budget_scale, budget_exponent)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
@@ -459,6 +461,14 @@ def _insert_points(
 def _leaf_reached(tree, z, pairs):
     """The leaf whose cell holds z; NO_NODE in the empty tree."""
     return NO_NODE if tree.root[0] == NO_NODE else leaf_of(tree, z, pairs)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _has_room(tree, need):
+    """Whether the tree has room for ``need`` more nodes and the rows of hull tables they may take, with one more
+    (a small leaf that takes a fourth point)."""
+    nodes = tree.n_nodes[0] + need <= tree.parent.shape[0]
+    return nodes and tree.hull_rows_used[0] + need + 1 <= tree.hull_start.shape[0]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -474,13 +484,14 @@ def _growth_for(pairs):
 
 
 def _with_room_for(tree, start, end, need):
-    """The tree with room for the nodes of the stored points start..end-1 at the rate of those it holds (one per
-    point for the empty tree; the kernels stop before a point it may lack room for), and at least ``need``; its
-    hulls hold their rows as int32."""
+    """The tree with room for the nodes and hull rows of the stored points start..end-1 at the rates of those it
+    holds (1 and 1/2 per point for the empty tree; the kernels stop before a point it may lack room for), at least
+    for ``need`` nodes (``_has_room``); its hulls hold their rows as int32."""
     if end > MAX_POOL:
         raise ValueError(f"a BSP forest learns at most {MAX_POOL} points (its hulls hold their rows as int32)")
-    per_point = int(tree.n_nodes[0]) / start if start > 0 else 1.0
-    return with_room(tree, max(int(per_point * (end - start)) + 1, need))
+    nodes, hulls = (int(tree.n_nodes[0]) / start, int(tree.hull_rows_used[0]) / start) if start > 0 else (1.0, 0.5)
+    n = end - start
+    return with_room(tree, max(int(nodes * n) + 1, need), max(int(hulls * n) + 1, need + 1))
 
 
 @drives(_insert_points)
@@ -529,7 +540,7 @@ def _progressive_points(
     for i in range(start, end):
         leaf = _leaf_reached(tree, X[i], pairs)
         need = _room_needed(tree, leaf)
-        if tree.n_nodes[0] + need > tree.parent.shape[0]:
+        if not _has_room(tree, need):
             return pool, i, need
         if leaf == NO_NODE:
             for k in range(prior.shape[0]):

@@ -30,6 +30,7 @@ from mondrian._points import NO_POINT
 
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 NO_SLOT = -1
+NO_HULLS = -1  # the hull row of a node that keeps no hulls
 SLOT_CLASSES = 32  # a free list per slot class (2 .. 31: slots of 4 .. 2^31 vertices)
 GROWTH = 1.25  # the factor by which the node arrays and the pool grow, at least
 MAX_POOL = 2**31 - 1  # pool offsets, and the point-store rows the pool holds, are int32
@@ -47,9 +48,11 @@ class BSPArrays(NamedTuple):
     stats: np.ndarray  # float64 (capacity, n_stats)
     first_point: np.ndarray  # int64 (capacity,), the leaf's point list (_points)
     initial_points: np.ndarray  # int8 (capacity,), the points a leaf held when made, up to MAX_UNCUT + 1
-    hull_start: np.ndarray  # int32 (capacity, n_pairs)
-    hull_size: np.ndarray  # int32 (capacity, n_pairs)
-    perimeter: np.ndarray  # float64 (capacity, n_pairs)
+    hull_row: np.ndarray  # int32 (capacity,), the node's row of the hull tables, NO_HULLS for a small leaf
+    hull_start: np.ndarray  # int32 (hull capacity, n_pairs): a row per node that keeps hulls
+    hull_size: np.ndarray  # int32 (hull capacity, n_pairs)
+    perimeter: np.ndarray  # float64 (hull capacity, n_pairs)
+    hull_rows_used: np.ndarray  # int64 (1,)
     pool: np.ndarray  # int32 (pool capacity,), hull vertices as point-store rows
     pool_used: np.ndarray  # int64 (1,)
     free_slots: np.ndarray  # int64 (SLOT_CLASSES,), the first free slot of each class, NO_SLOT if none
@@ -71,9 +74,11 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
         stats=np.zeros((capacity, n_stats)),
         first_point=np.full(capacity, NO_POINT, np.int64),
         initial_points=np.zeros(capacity, np.int8),
+        hull_row=np.full(capacity, NO_HULLS, np.int32),
         hull_start=np.zeros((capacity, n_pairs), np.int32),
         hull_size=np.zeros((capacity, n_pairs), np.int32),
         perimeter=np.zeros((capacity, n_pairs)),
+        hull_rows_used=np.zeros(1, np.int64),
         pool=np.zeros(capacity * n_pairs * 2, np.int32),
         pool_used=np.zeros(1, np.int64),
         free_slots=np.full(SLOT_CLASSES, NO_SLOT, np.int64),
@@ -82,16 +87,21 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
     )
 
 
-def with_room(tree: BSPArrays, n_new: int) -> BSPArrays:
-    """``tree`` with room for ``n_new`` more nodes (a copy grown by a quarter at least, ``GROWTH``, if needed).
-    Called from Python between kernel calls: they never grow the node arrays (only the pool, see ``set_hull``)."""
-    need = int(tree.n_nodes[0]) + n_new
-    capacity = tree.parent.shape[0]
-    if need <= capacity:
-        return tree
-    capacity = max(need, int(GROWTH * capacity))
-    fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, 0, 0, 0.0)
-    return BSPArrays(*(grown(a, capacity, fill) for a, fill in zip(tree[:14], fills, strict=True)), *tree[14:])
+def with_room(tree: BSPArrays, n_new: int, n_new_hulls: int) -> BSPArrays:
+    """``tree`` with room for ``n_new`` more nodes and ``n_new_hulls`` more rows of hull tables (a copy whose node
+    arrays, or hull tables, grew by a quarter at least, ``GROWTH``, if needed). Called from Python between kernel
+    calls: they never grow these (only the pool, see ``set_hull``)."""
+    node_arrays, hull_tables, rest = tree[:12], tree[12:15], tree[15:]
+    need, capacity = int(tree.n_nodes[0]) + n_new, tree.parent.shape[0]
+    if need > capacity:
+        capacity = max(need, int(GROWTH * capacity))
+        fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, NO_HULLS)
+        node_arrays = [grown(a, capacity, fill) for a, fill in zip(node_arrays, fills, strict=True)]
+    need, capacity = int(tree.hull_rows_used[0]) + n_new_hulls, tree.hull_start.shape[0]
+    if need > capacity:
+        capacity = max(need, int(GROWTH * capacity))
+        hull_tables = [grown(a, capacity, 0) for a in hull_tables]
+    return BSPArrays(*node_arrays, *hull_tables, *rest)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -108,8 +118,7 @@ def new_node(tree, parent):
     tree.stats[node] = 0.0
     tree.first_point[node] = NO_POINT
     tree.initial_points[node] = 1
-    tree.hull_size[node] = 0
-    tree.perimeter[node] = 0.0
+    tree.hull_row[node] = NO_HULLS
     return node
 
 
@@ -117,14 +126,21 @@ def new_node(tree, parent):
 def vertices(tree, pool, node, p):
     """The vertices of the node's stored hull in pair p (a view into the pool, which the kernels hold apart from the
     tree: it may grow while they run, ``set_hull``)."""
-    start = tree.hull_start[node, p]
-    return pool[start : start + tree.hull_size[node, p]]
+    row = tree.hull_row[node]
+    start = tree.hull_start[row, p]
+    return pool[start : start + tree.hull_size[row, p]]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def hull_size(tree, node, p):
     """The number of vertices of the node's hull in pair p, as int64 (what the hull functions are compiled for)."""
-    return np.int64(tree.hull_size[node, p])
+    return np.int64(tree.hull_size[tree.hull_row[node], p])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def perimeters(tree, node):
+    """The perimeters of the node's hulls, by pair (a view into its row of the hull tables)."""
+    return tree.perimeter[tree.hull_row[node]]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -142,9 +158,11 @@ class Slots(NamedTuple):
     take instead of the whole tree: a call hands numba every array of its arguments (and a function handed the tree
     compiles the handling of every node array), and these run for every hull an update stores."""
 
+    hull_row: np.ndarray
     hull_start: np.ndarray
     hull_size: np.ndarray
     perimeter: np.ndarray
+    hull_rows_used: np.ndarray
     pool_used: np.ndarray
     free_slots: np.ndarray
 
@@ -152,14 +170,18 @@ class Slots(NamedTuple):
 @numba.njit(cache=True, nogil=True, inline="always")
 def slots(tree):
     """The tree's ``Slots``."""
-    return Slots(tree.hull_start, tree.hull_size, tree.perimeter, tree.pool_used, tree.free_slots)
+    return Slots(
+        tree.hull_row, tree.hull_start, tree.hull_size, tree.perimeter, tree.hull_rows_used, tree.pool_used,
+        tree.free_slots,
+    )  # fmt: skip
 
 
 @numba.njit(cache=True, nogil=True)
 def slot_room(slots, node, p, size):
     """The room at the end of the pool ``set_hull`` may take to store a hull of ``size`` vertices for the node in pair
     p: none when the node's slot holds it, else a slot of its class."""
-    old = slots.hull_size[node, p]
+    row = slots.hull_row[node]
+    old = 0 if row == NO_HULLS else slots.hull_size[row, p]
     c = slot_class(size)
     return 0 if old > 0 and c <= slot_class(old) else 1 << c
 
@@ -186,16 +208,22 @@ def set_hull(slots, pool, node, p, rows, at, size, perimeter):
 
     The slot is rewritten in place when it holds the new hull (a slot never shrinks: hulls only grow); else it goes
     to its class's free list (each free slot's first entry links the next) and the hull moves to a slot of the
-    class it needs, a free one if any. ``rows`` may be the pool itself. Copies go element by element: a slice
-    assignment compiles numba's shape-error message.
+    class it needs, a free one if any. ``rows`` may be the pool itself. A node's first hull takes it a row of the
+    hull tables (the tree has room for it, ``with_room``). Copies go element by element: a slice assignment compiles
+    numba's shape-error message.
     """
-    old = slots.hull_size[node, p]
+    row = slots.hull_row[node]
+    if row == NO_HULLS:  # a fresh row: its sizes are 0
+        row = slots.hull_rows_used[0]
+        slots.hull_rows_used[0] = row + 1
+        slots.hull_row[node] = row
+    old = slots.hull_size[row, p]
     c = slot_class(size)
     if old > 0 and c <= slot_class(old):
-        start = slots.hull_start[node, p]
+        start = slots.hull_start[row, p]
     else:
         if old > 0:
-            freed = slots.hull_start[node, p]
+            freed = slots.hull_start[row, p]
             pool[freed] = slots.free_slots[slot_class(old)]
             slots.free_slots[slot_class(old)] = freed
         start = slots.free_slots[c]
@@ -206,9 +234,9 @@ def set_hull(slots, pool, node, p, rows, at, size, perimeter):
             slots.pool_used[0] = start + (1 << c)
     for k in range(size):
         pool[start + k] = rows[at + k]
-    slots.hull_start[node, p] = start
-    slots.hull_size[node, p] = size
-    slots.perimeter[node, p] = perimeter
+    slots.hull_start[row, p] = start
+    slots.hull_size[row, p] = size
+    slots.perimeter[row, p] = perimeter
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -7,13 +7,13 @@ needed (its fourth point, ``set_small_hulls``; ``block_hull``) as the tree would
 hull of the points the leaf was made with (``initial_points``, the last ones of its list; one for a new leaf) taken
 at once in its list's order (``hull.hull_of``, as ``_bsp._cut_leaf`` does), then grown by the others one at a time
 in the order they came (as updates grow hulls). Which of two points equal in a pair a hull keeps depends on that
-order. A node that keeps no hulls has size 0 in every pair (``_bsp_nodes``).
+order. A node that keeps no hulls has no row in the hull tables (``_bsp_nodes``).
 """
 
 import numba
 import numpy as np
 
-from mondrian._bsp_nodes import MAX_UNCUT, set_hull, slot_class, slots, vertices, with_pool_room
+from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, set_hull, slot_class, slots, vertices, with_pool_room
 from mondrian._points import points_of
 from mondrian.hull import hull_into, hull_with, perimeter_at, small_hull_with
 
@@ -21,7 +21,7 @@ from mondrian.hull import hull_into, hull_with, perimeter_at, small_hull_with
 @numba.njit(cache=True, nogil=True, inline="always")
 def has_hulls(tree, node):
     """Whether the node keeps its hulls: every node but a leaf of at most ``MAX_UNCUT`` points."""
-    return tree.hull_size[node, 0] > 0
+    return tree.hull_row[node] != NO_HULLS
 
 
 @numba.njit(cache=True, nogil=True)

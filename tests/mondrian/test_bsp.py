@@ -24,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
 from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import NO_SLOT, slot_class, with_room
+from mondrian._bsp_nodes import NO_HULLS, NO_SLOT, slot_class, with_room
 from mondrian._points import points_of
 from mondrian.hull import hull_of, perimeter
 
@@ -66,12 +66,13 @@ def check_tree(model, tree, budget):
             # the same polygon (vertices may be other rows at the same coordinates)
             key = {tuple(store.X[r, [d1, d2]]) for r in got}
             assert key == {tuple(store.X[r, [d1, d2]]) for r in expected[:h]}
-            if a.hull_size[v, p] > 0:
-                assert a.perimeter[v, p] == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
+            if a.hull_row[v] != NO_HULLS:
+                kept = a.perimeter[a.hull_row[v], p]
+                assert kept == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
         # a leaf of at most 3 points keeps no hulls (``tree.hull`` computed them from its points); every other node
         # keeps them
         small = a.left[v] == -1 and len(rows) <= MAX_UNCUT
-        assert (a.hull_size[v] == 0).all() if small else (a.hull_size[v] > 0).all()
+        assert (a.hull_row[v] == NO_HULLS) == small
         if a.left[v] == -1:
             assert np.isinf(a.split_time[v])
             continue
@@ -91,11 +92,13 @@ def check_slots(tree):
     their class's length, never overlapping."""
     a = tree.nodes
     slots = [
-        (int(a.hull_start[v, p]), 1 << slot_class(int(a.hull_size[v, p])))
-        for v in range(tree.n_nodes)
+        (int(a.hull_start[row, p]), 1 << slot_class(int(a.hull_size[row, p])))
+        for row in a.hull_row[: tree.n_nodes]
+        if row != NO_HULLS
         for p in range(a.hull_size.shape[1])
-        if a.hull_size[v, p] > 0
     ]
+    rows = a.hull_row[: tree.n_nodes][a.hull_row[: tree.n_nodes] != NO_HULLS]
+    assert len(set(rows)) == len(rows) and (rows < a.hull_rows_used[0]).all()  # a row of its own per node with hulls
     for c, start in enumerate(a.free_slots):
         while start != NO_SLOT:
             slots.append((int(start), 1 << c))
@@ -231,7 +234,7 @@ def test_an_update_needs_no_room_made_in_advance(monkeypatch, leaf_sampling):
     for a, b in zip(ref.trees_, model.trees_, strict=True):
         n = a.n_nodes
         assert n == b.n_nodes
-        for field in ("parent", "left", "right", "pair", "direction", "position", "split_time", "stats", "perimeter"):
+        for field in ("parent", "left", "right", "pair", "direction", "position", "split_time", "stats", "hull_row"):
             np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
         X, pairs = ref.points_.X, ref.pairs_
         assert all(
@@ -254,7 +257,7 @@ def test_kernel_calls_stop_before_a_point_the_tree_lacks_room_for(monkeypatch, l
 
     def least_room(tree, start, end, need):
         calls.append(start)
-        return with_room(tree, need)
+        return with_room(tree, need, need + 1)
 
     monkeypatch.setattr(_bsp, "_with_room_for", least_room)
     model = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=4)
@@ -264,7 +267,7 @@ def test_kernel_calls_stop_before_a_point_the_tree_lacks_room_for(monkeypatch, l
     for a, b in zip(ref.trees_, model.trees_, strict=True):
         n = a.n_nodes
         assert n == b.n_nodes
-        for field in ("parent", "left", "right", "pair", "position", "split_time", "stats", "perimeter"):
+        for field in ("parent", "left", "right", "pair", "position", "split_time", "stats", "hull_row"):
             np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
 
 
