@@ -33,7 +33,7 @@ from mondrian._bsp_nodes import (
     new_node,
     perimeters,
     set_hull,
-    slot_class,
+    slot_length,
     slot_room,
     slots,
     vertices,
@@ -308,9 +308,9 @@ def _room_above(tree, node, begin, end, index):
     others."""
     need, row = 0, tree.hull_row[node]
     for q in range(tree.hull_size.shape[1]):
-        need += 1 << slot_class(tree.hull_size[row, q])
+        need += slot_length(tree.hull_size[row, q])
     for e in range(begin, end):
-        need += (1 << slot_class(index[GROWN, e])) - (1 << slot_class(index[SIZE, e]))
+        need += slot_length(index[GROWN, e]) - slot_length(index[SIZE, e])
     return need
 
 

@@ -1,15 +1,16 @@
 """Node-array storage of a BSP tree (Fan, Li and Sisson 2020).
 
-One row per node, as every tree of the project, plus a pool of hull vertices: the block of a node is the convex hull
-of the points it holds, kept through its 2-D projections, one per dimension pair (``mondrian.hull``). The hull of node v
-in pair p is ``pool[hull_start[v, p] : hull_start[v, p] + hull_size[v, p]]`` (row indices of the forest's point store,
-counter-clockwise, int32), its perimeter ``perimeter[v, p]`` (``hull.perimeter`` of those vertices, kept so that an
+One row per node, as every tree of the project, plus hull tables and a pool of hull vertices: the block of a node is
+the convex hull of the points it holds, kept through its 2-D projections, one per dimension pair (``mondrian.hull``).
+A node that keeps hulls has a row r = ``hull_row[v]`` of the hull tables: its hull in pair p is
+``pool[hull_start[r, p] : hull_start[r, p] + hull_size[r, p]]`` (row indices of the forest's point store,
+counter-clockwise, int32), its perimeter ``perimeter[r, p]`` (``hull.perimeter`` of those vertices, kept so that an
 update computes only the perimeters of the hulls that grow). A leaf of at most ``MAX_UNCUT`` points keeps none
-(sizes 0): they are computed from its points when needed, with ``initial_points``, the number it was made with
-(``_small_blocks``). A hull lives in a slot of 2^c vertices, c its class
-(``slot_class``, at least 2): a hull that grows by a vertex is rewritten in place most of the time; a slot that
-becomes too small goes to its class's free list (``free_slots``) for the hull to move to a slot of the next class,
-a free one or one at the end of the pool, so that the pool holds little more than the hulls.
+(``NO_HULLS``): they are computed from its points when needed, with ``initial_points``, the number it was made with
+(``_small_blocks``). A hull lives in a slot of the pool of its size (``slot_length``: larger hulls, rare, in slots
+of a power of 2); a hull whose size changes moves to a slot of its new class, a free one (``free_slots``, a list per
+class) or one at the end of the pool, and its old slot goes to its class's list, so that the pool holds little more
+than the hulls.
 Leaves keep their points in linked lists (``_points``); ``stats`` counts the points below a node (column 0) and
 their one-hot labels or the sum of their targets (columns 1..). The cut of an internal node is the line
 x[d1] cos + x[d2] sin = position in the pair (d1, d2) = ``pair_dims(pair)``; points on or below it go left.
@@ -31,7 +32,8 @@ from mondrian._points import NO_POINT
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 NO_SLOT = -1
 NO_HULLS = -1  # the hull row of a node that keeps no hulls
-SLOT_CLASSES = 32  # a free list per slot class (2 .. 31: slots of 4 .. 2^31 vertices)
+EXACT = 16  # hulls of up to this many vertices (most of them) take slots of their size, larger ones of a power of 2
+SLOT_CLASSES = EXACT + 32  # a free list per slot class: 1 .. EXACT, then EXACT + c for slots of 2^c > EXACT
 GROWTH = 1.25  # the factor by which the node arrays and the pool grow, at least
 MAX_POOL = 2**31 - 1  # pool offsets, and the point-store rows the pool holds, are int32
 
@@ -145,12 +147,26 @@ def perimeters(tree, node):
 
 @numba.njit(cache=True, nogil=True)
 def slot_class(size):
-    """The class c of the slot that holds a hull of ``size`` vertices: the least with 2^c >= size, at least 2 (the
-    hulls of 1 to 4 vertices, most of a tree's, never move as they grow)."""
-    c = 2
+    """The class of the slot that holds a hull of ``size`` vertices: the size itself up to ``EXACT``; above, EXACT + c
+    for the least c with 2^c >= size."""
+    if size <= EXACT:
+        return size
+    c = 5
     while (1 << c) < size:
         c += 1
-    return c
+    return EXACT + c
+
+
+@numba.njit(cache=True, nogil=True)
+def class_length(c):
+    """The length of the slots of class c (``slot_class``)."""
+    return c if c <= EXACT else 1 << (c - EXACT)
+
+
+@numba.njit(cache=True, nogil=True)
+def slot_length(size):
+    """The length of the slot that holds a hull of ``size`` vertices."""
+    return class_length(slot_class(size))
 
 
 class Slots(NamedTuple):
@@ -179,11 +195,10 @@ def slots(tree):
 @numba.njit(cache=True, nogil=True)
 def slot_room(slots, node, p, size):
     """The room at the end of the pool ``set_hull`` may take to store a hull of ``size`` vertices for the node in pair
-    p: none when the node's slot holds it, else a slot of its class."""
+    p: none when the node's slot is of its class, else a slot of its class."""
     row = slots.hull_row[node]
     old = 0 if row == NO_HULLS else slots.hull_size[row, p]
-    c = slot_class(size)
-    return 0 if old > 0 and c <= slot_class(old) else 1 << c
+    return 0 if old > 0 and slot_class(size) == slot_class(old) else slot_length(size)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -206,7 +221,7 @@ def set_hull(slots, pool, node, p, rows, at, size, perimeter):
     """Store rows[at : at + size] as the node's hull in pair p, with its perimeter; the pool has room for it
     (``slot_room``, ``with_pool_room``: a kernel grows it once for all the hulls it stores at a step).
 
-    The slot is rewritten in place when it holds the new hull (a slot never shrinks: hulls only grow); else it goes
+    The slot is rewritten in place when it is of the new hull's class (of its size, for most hulls); else it goes
     to its class's free list (each free slot's first entry links the next) and the hull moves to a slot of the
     class it needs, a free one if any. ``rows`` may be the pool itself. A node's first hull takes it a row of the
     hull tables (the tree has room for it, ``with_room``). Copies go element by element: a slice assignment compiles
@@ -219,7 +234,7 @@ def set_hull(slots, pool, node, p, rows, at, size, perimeter):
         slots.hull_row[node] = row
     old = slots.hull_size[row, p]
     c = slot_class(size)
-    if old > 0 and c <= slot_class(old):
+    if old > 0 and c == slot_class(old):
         start = slots.hull_start[row, p]
     else:
         if old > 0:
@@ -231,7 +246,7 @@ def set_hull(slots, pool, node, p, rows, at, size, perimeter):
             slots.free_slots[c] = pool[start]
         else:
             start = slots.pool_used[0]
-            slots.pool_used[0] = start + (1 << c)
+            slots.pool_used[0] = start + class_length(c)
     for k in range(size):
         pool[start + k] = rows[at + k]
     slots.hull_start[row, p] = start

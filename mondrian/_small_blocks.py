@@ -13,7 +13,7 @@ order. A node that keeps no hulls has no row in the hull tables (``_bsp_nodes``)
 import numba
 import numpy as np
 
-from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, set_hull, slot_class, slots, vertices, with_pool_room
+from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, set_hull, slot_length, slots, vertices, with_pool_room
 from mondrian._points import points_of
 from mondrian.hull import hull_into, hull_with, perimeter_at, small_hull_with
 
@@ -50,7 +50,7 @@ def set_small_hulls(tree, pool, node, next_point, X, pairs):
     rows, out, work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
     points_of(tree.first_point, next_point, node, rows)
     hulls = slots(tree)
-    pool = with_pool_room(hulls, pool, pairs.shape[0] << slot_class(n))
+    pool = with_pool_room(hulls, pool, pairs.shape[0] * slot_length(n))
     for p in range(pairs.shape[0]):
         d1, d2 = pairs[p, 0], pairs[p, 1]
         h = leaf_hull_into(X, rows, n, np.int64(tree.initial_points[node]), d1, d2, out, work)

@@ -24,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
 from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import NO_HULLS, NO_SLOT, slot_class, with_room
+from mondrian._bsp_nodes import NO_HULLS, NO_SLOT, class_length, slot_length, with_room
 from mondrian._points import points_of
 from mondrian.hull import hull_of, perimeter
 
@@ -92,7 +92,7 @@ def check_slots(tree):
     their class's length, never overlapping."""
     a = tree.nodes
     slots = [
-        (int(a.hull_start[row, p]), 1 << slot_class(int(a.hull_size[row, p])))
+        (int(a.hull_start[row, p]), slot_length(int(a.hull_size[row, p])))
         for row in a.hull_row[: tree.n_nodes]
         if row != NO_HULLS
         for p in range(a.hull_size.shape[1])
@@ -101,7 +101,7 @@ def check_slots(tree):
     assert len(set(rows)) == len(rows) and (rows < a.hull_rows_used[0]).all()  # a row of its own per node with hulls
     for c, start in enumerate(a.free_slots):
         while start != NO_SLOT:
-            slots.append((int(start), 1 << c))
+            slots.append((int(start), class_length(c)))
             start = a.pool[start]
     slots.sort()
     assert all(start + length <= following for (start, length), (following, _) in itertools.pairwise(slots))
