@@ -44,11 +44,10 @@ from mondrian._compile import drives
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
-from mondrian._small_blocks import has_hulls, set_small_hulls
+from mondrian._small_blocks import has_hulls, leaf_hull_into
 from mondrian.hull import (
     UNDECIDED,
     contains,
-    hull_into,
     hull_with,
     hulls_with,
     locate,
@@ -209,15 +208,17 @@ def _store_levels(tree, pool, top, stop, work):
     return pool
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _set_hulls_of_points(tree, pool, node, X, rows, n, pairs, out, work):
-    """The node's hulls in every pair, computed from its points rows[:n] (through ``out`` and ``work``); returns the
-    pool."""
-    hulls = slots(tree)
+@numba.njit(cache=True, nogil=True)
+def _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, work):
+    """The hulls of a leaf in every pair, computed from its points rows[:n] as the tree builds them (it was made with
+    the last ``initial``, ``leaf_hull_into``), through ``out`` and ``work``; returns the pool. For a leaf a cut makes
+    (all its points), and for a small leaf that takes its fourth point."""
+    at = np.int64(0)  # an int64, not a literal: the one compiled version of set_hull and perimeter_at
     for p in range(pairs.shape[0]):
-        h = hull_into(X, rows, n, pairs[p, 0], pairs[p, 1], out, work)
+        d1, d2 = pairs[p, 0], pairs[p, 1]
+        h = leaf_hull_into(X, rows, n, initial, d1, d2, out, work)
         pool = with_pool_room(hulls, pool, slot_room(hulls, node, p, h))
-        set_hull(hulls, pool, node, p, out, 0, h, perimeter_at(X, out, 0, h, pairs[p, 0], pairs[p, 1]))
+        set_hull(hulls, pool, node, p, out, at, h, perimeter_at(X, out, at, h, d1, d2))
     return pool
 
 
@@ -250,14 +251,14 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
         child = left if side[k] else right
         add_point(tree.first_point, next_point, child, rows[k])
         _add_target(tree.stats, child, Y[rows[k]], onehot, 1.0)
-    out, work = np.empty(n, np.int32), np.empty(3 * n, np.int64)
+    out, work = np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
     for child in (left, right):
         count = int(tree.stats[child, 0])
         m = points_of(tree.first_point, next_point, child, rows)
         assert m == count
         tree.initial_points[child] = min(m, MAX_UNCUT + 1)
         if m > MAX_UNCUT:
-            pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs, out, work)
+            pool = _set_leaf_hulls(slots(tree), pool, child, X, rows, m, np.int64(m), pairs, out, work)
     return pool, left, right
 
 
@@ -353,7 +354,7 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
             set_hull(hulls, pool, above, q, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
             e += 1
         else:
-            start, h = tree.hull_start[row, q], tree.hull_size[row, q]
+            start, h = np.int64(tree.hull_start[row, q]), np.int64(tree.hull_size[row, q])
             set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[row, q])
     add_point(tree.first_point, next_point, leaf, i)
     _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
@@ -411,7 +412,11 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
             add_point(tree.first_point, next_point, node, i)
             _add_target(tree.stats, node, Y[i], onehot, 1.0)
             if grown_depth < depth and tree.stats[node, 0] > MAX_UNCUT:  # a small leaf took its fourth point
-                pool = set_small_hulls(tree, pool, node, next_point, X, pairs)
+                n = MAX_UNCUT + 1
+                rows, out, hull_work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
+                points_of(tree.first_point, next_point, node, rows)
+                initial = np.int64(tree.initial_points[node])
+                pool = _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, hull_work)
             if tree.stats[node, 0] > MAX_UNCUT:
                 pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
             return pool

@@ -3,19 +3,19 @@
 Such a block is never cut (``MAX_UNCUT``), and a cut separating a new point goes above a leaf only when it holds
 more (``_bsp.insert``): its hulls and perimeters take no part in an update until a fourth point joins it. Half of a
 tree's nodes are such leaves; their hulls took 40 % of the hull pool. They are computed from the leaf's points when
-needed (its fourth point, ``set_small_hulls``; ``block_hull``) as the tree would have built them, to the rows: the
+needed (its fourth point, ``_bsp._set_leaf_hulls``; ``block_hull``) as the tree would have built them, to the rows: the
 hull of the points the leaf was made with (``initial_points``, the last ones of its list; one for a new leaf) taken
 at once in its list's order (``hull.hull_of``, as ``_bsp._cut_leaf`` does), then grown by the others one at a time
-in the order they came (as updates grow hulls). Which of two points equal in a pair a hull keeps depends on that
-order. A node that keeps no hulls has no row in the hull tables (``_bsp_nodes``).
+in the order they came (``hull.hull_with``, as updates grow them). Which of two points equal in a pair a hull keeps
+depends on that order. A node that keeps no hulls has no row in the hull tables (``_bsp_nodes``).
 """
 
 import numba
 import numpy as np
 
-from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, set_hull, slot_length, slots, vertices, with_pool_room
+from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, vertices
 from mondrian._points import points_of
-from mondrian.hull import hull_into, hull_with, perimeter_at, small_hull_with
+from mondrian.hull import hull_into, hull_with
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -32,30 +32,10 @@ def leaf_hull_into(X, rows, n, initial, d1, d2, out, work):
     h = hull_into(X, rows[n - initial : n], initial, d1, d2, out, work)
     for k in range(n - initial - 1, -1, -1):
         hull, step = out[:h], out[n : 2 * n]  # hull_with reads hull[-1] as the last vertex
-        h = (
-            small_hull_with(X, hull, h, rows[k], d1, d2, step)
-            if h <= 2
-            else hull_with(X, hull, h, rows[k], d1, d2, step)
-        )
+        h = hull_with(X, hull, h, rows[k], d1, d2, step)
         for j in range(h):
             out[j] = out[n + j]
     return h
-
-
-@numba.njit(cache=True, nogil=True)
-def set_small_hulls(tree, pool, node, next_point, X, pairs):
-    """Store the hulls of a small leaf that has just taken its fourth point, with their perimeters; returns the
-    pool."""
-    n = MAX_UNCUT + 1
-    rows, out, work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
-    points_of(tree.first_point, next_point, node, rows)
-    hulls = slots(tree)
-    pool = with_pool_room(hulls, pool, pairs.shape[0] * slot_length(n))
-    for p in range(pairs.shape[0]):
-        d1, d2 = pairs[p, 0], pairs[p, 1]
-        h = leaf_hull_into(X, rows, n, np.int64(tree.initial_points[node]), d1, d2, out, work)
-        set_hull(hulls, pool, node, p, out, 0, h, perimeter_at(X, out, 0, h, d1, d2))
-    return pool
 
 
 @numba.njit(cache=True, nogil=True)

@@ -235,47 +235,6 @@ def _before(ax, ay, bx, by):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _with_point_or_segment(X, a, b, h, row, d1, d2, turn, out, at):
-    """The hull of X[row] and a point (h = 1: row a) or a segment (h = 2: rows a, b, sorted; ``turn`` the sign of
-    the orientation of a, b, X[row]) it is outside of, into out[at:], as ``hull_of`` orders the h + 1 points: sorted
-    (by d1, then d2), then the triangle counter-clockwise from the first, or the extremes' segment when they are
-    collinear; returns its size."""
-    z1, z2 = X[row, d1], X[row, d2]
-    ax, ay = X[a, d1], X[a, d2]
-    if h == 1:
-        out[at], out[at + 1] = (a, row) if _before(ax, ay, z1, z2) else (row, a)
-        return 2
-    # the segment's ends are sorted: X[row] goes before, between (an odd permutation) or after them
-    if _before(z1, z2, ax, ay):
-        out[at], middle, last = row, a, b
-    elif _before(z1, z2, X[b, d1], X[b, d2]):
-        out[at], middle, last, turn = a, row, b, -turn
-    else:
-        out[at], middle, last = a, b, row
-    if turn == 0.0:
-        out[at + 1] = last
-        return 2
-    out[at + 1], out[at + 2] = (middle, last) if turn > 0.0 else (last, middle)
-    return 3
-
-
-@numba.njit(cache=True, nogil=True)
-def small_hull_with(X, hull, h, row, d1, d2, out):
-    """``hull_with`` for a point or a segment (h = 1 or 2), without allocating: the hull itself when X[row] is in it
-    (equal to the point, or on the segment), else the hull of the h + 1 points (the blocks of at most 3 points keep
-    no hulls: they are grown point by point when needed, ``mondrian._small_blocks``)."""
-    a, b = hull[0], hull[h - 1]
-    z1, z2 = X[row, d1], X[row, d2]
-    ax, ay, bx, by = X[a, d1], X[a, d2], X[b, d1], X[b, d2]
-    turn = orientation(ax, ay, bx, by, z1, z2) if h == 2 else 0.0
-    if turn == 0.0 and min(ax, bx) <= z1 <= max(ax, bx) and min(ay, by) <= z2 <= max(ay, by):
-        for j in range(h):
-            out[j] = hull[j]
-        return h
-    return _with_point_or_segment(X, a, b, h, row, d1, d2, turn, out, 0)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
 def locate(X, vertices, start, h, d1, d2, z1, z2):
     """``contains`` for the hull vertices[start : start + h] (h >= 1), without allocating and in O(log h) signs:
     1 when z is in it or on its boundary, 0 when outside, UNDECIDED when ``certain_orientation`` left a sign open.
@@ -344,16 +303,30 @@ def hulls_with(X, vertices, starts, sizes, planes, pairs, row, out, at, grown, b
             g = 1
             if h == 0:
                 out[a0] = row
+            elif h == 1:
+                a = vertices[start]
+                out[a0], out[a0 + 1] = (a, row) if _before(X[a, d1], X[a, d2], z1, z2) else (row, a)
+                g = 2
             else:
-                a, b = vertices[start], vertices[start + h - 1]
-                turn = 0.0
-                if h == 2:
-                    turn = certain_orientation(X[a, d1], X[a, d2], X[b, d1], X[b, d2], z1, z2)
-                    if turn != turn:
-                        grown[e] = UNDECIDED
-                        undecided += 1
-                        continue
-                g = _with_point_or_segment(X, a, b, h, row, d1, d2, turn, out, a0)
+                a, b = vertices[start], vertices[start + 1]
+                ax, ay, bx, by = X[a, d1], X[a, d2], X[b, d1], X[b, d2]
+                turn = certain_orientation(ax, ay, bx, by, z1, z2)
+                if turn != turn:
+                    grown[e] = UNDECIDED
+                    undecided += 1
+                    continue
+                # the segment's ends are sorted: X[row] goes before, between (an odd permutation) or after them
+                if _before(z1, z2, ax, ay):
+                    out[a0], middle, last = row, a, b
+                elif _before(z1, z2, bx, by):
+                    out[a0], middle, last, turn = a, row, b, -turn
+                else:
+                    out[a0], middle, last = a, b, row
+                g = 2 if turn == 0.0 else 3
+                if turn == 0.0:
+                    out[a0 + 1] = last
+                else:
+                    out[a0 + 1], out[a0 + 2] = (middle, last) if turn > 0.0 else (last, middle)
             grown[e] = g
             continue
         # the chain: ``first`` is its first edge (first - 1 not seen, first seen), ``last`` the vertex after it
