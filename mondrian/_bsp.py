@@ -13,9 +13,10 @@ children at their parent's cut time), so a demoted node keeps its time.
 An update does the hull work it must and no more: the way down depends on the cuts only and a node's hull holds its
 children's, so the levels from which the point is outside each pair's hulls are found by bisection along the path
 (O(log depth) hull tests per pair, not one per node); only the hulls the point is outside of grow, and only their
-perimeters are computed (a node keeps its own, per pair); room made once per kernel call (``Growth``) spares the
-updates any allocation but that of the cuts they make. Every tree is the one the node-by-node update built, bit for
-bit (``tests/mondrian/test_bsp_bit_for_bit.py``).
+perimeters are computed (a node keeps its own, per pair); a leaf of at most 3 points keeps no hulls
+(``_small_blocks``): they are computed when it takes a fourth point; room made once per kernel call (``Growth``)
+spares the updates any allocation but that of the cuts they make. Every tree is the one the node-by-node update
+built, bit for bit (``tests/mondrian/test_bsp_bit_for_bit.py``).
 """
 
 from typing import NamedTuple
@@ -25,12 +26,14 @@ import numpy as np
 
 from mondrian._bsp_nodes import (
     MAX_POOL,
+    MAX_UNCUT,
     goes_left,
     hull_size,
     leaf_of,
     new_node,
+    perimeters,
     set_hull,
-    slot_class,
+    slot_length,
     slot_room,
     slots,
     vertices,
@@ -41,10 +44,10 @@ from mondrian._compile import drives
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
+from mondrian._small_blocks import has_hulls, leaf_hull_into
 from mondrian.hull import (
     UNDECIDED,
     contains,
-    hull_into,
     hull_with,
     hulls_with,
     locate,
@@ -53,7 +56,6 @@ from mondrian.hull import (
     sample_separating_cut,
 )
 
-MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
 SOFT, HARD = 0, 1  # the forest's vote
 LAW, TEXT = 0, 1  # how a leaf reached by a new point is sampled (``insert``)
 
@@ -136,7 +138,8 @@ def _outside_from(tree, pool, X, i, pairs, path, depth, outside_from):
             if level < low:
                 step, level = 0, (low + high) >> 1
             node = path[level]
-            where = locate(X, pool, tree.hull_start[node, p], tree.hull_size[node, p], d1, d2, z1, z2)
+            row = tree.hull_row[node]
+            where = locate(X, pool, tree.hull_start[row, p], tree.hull_size[row, p], d1, d2, z1, z2)
             if where == UNDECIDED:  # contains decides, exactly
                 where = contains(X, vertices(tree, pool, node, p), hull_size(tree, node, p), d1, d2, z1, z2)
             if where == 0:
@@ -154,11 +157,11 @@ def _list_grown(tree, pairs, path, depth, top, outside_from, first, index):
     outside of, with their slots and where their grown copies go; returns the vertices they take."""
     n, at = 0, 0
     for level in range(top, depth):
-        node = path[level]
+        row = tree.hull_row[path[level]]
         first[level - top] = n
         for p in range(pairs.shape[0]):
             if outside_from[p] <= level:
-                index[PAIR, n], index[START, n], index[SIZE, n] = p, tree.hull_start[node, p], tree.hull_size[node, p]
+                index[PAIR, n], index[START, n], index[SIZE, n] = p, tree.hull_start[row, p], tree.hull_size[row, p]
                 index[AT, n] = at
                 at += index[SIZE, n] + 1
                 n += 1
@@ -183,7 +186,7 @@ def _grow_level(hulls, pool, X, i, pairs, node, row, work):
     for e in range(begin, end):
         p = index[PAIR, e]
         value[PERIMETER, e] = perimeter_at(X, grown, index[AT, e], index[GROWN, e], pairs[p, 0], pairs[p, 1])
-        value[INCREASE, e] = max(value[PERIMETER, e] - hulls.perimeter[node, p], 0.0)
+        value[INCREASE, e] = max(value[PERIMETER, e] - hulls.perimeter[hulls.hull_row[node], p], 0.0)
         total += value[INCREASE, e]
     return total
 
@@ -206,25 +209,16 @@ def _store_levels(tree, pool, top, stop, work):
 
 
 @numba.njit(cache=True, nogil=True)
-def _set_point_hulls(tree, pool, node, i, n_pairs, room):
-    """The hulls of a node holding point i alone (a new leaf), through room[0]; returns the pool."""
-    room[0] = i
-    hulls = slots(tree)
-    pool = with_pool_room(hulls, pool, n_pairs << slot_class(1))
-    for p in range(n_pairs):
-        set_hull(hulls, pool, node, p, room, 0, 1, 0.0)
-    return pool
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _set_hulls_of_points(tree, pool, node, X, rows, n, pairs, out, work):
-    """The node's hulls in every pair, computed from its points rows[:n] (through ``out`` and ``work``); returns the
-    pool."""
-    hulls = slots(tree)
+def _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, work):
+    """The hulls of a leaf in every pair, computed from its points rows[:n] as the tree builds them (it was made with
+    the last ``initial``, ``leaf_hull_into``), through ``out`` and ``work``; returns the pool. For a leaf a cut makes
+    (all its points), and for a small leaf that takes its fourth point."""
+    at = np.int64(0)  # an int64, not a literal: the one compiled version of set_hull and perimeter_at
     for p in range(pairs.shape[0]):
-        h = hull_into(X, rows, n, pairs[p, 0], pairs[p, 1], out, work)
+        d1, d2 = pairs[p, 0], pairs[p, 1]
+        h = leaf_hull_into(X, rows, n, initial, d1, d2, out, work)
         pool = with_pool_room(hulls, pool, slot_room(hulls, node, p, h))
-        set_hull(hulls, pool, node, p, out, 0, h, perimeter_at(X, out, 0, h, pairs[p, 0], pairs[p, 1]))
+        set_hull(hulls, pool, node, p, out, at, h, perimeter_at(X, out, at, h, d1, d2))
     return pool
 
 
@@ -236,7 +230,7 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
     rows, side = np.empty(count, np.int64), np.empty(count, np.bool_)
     n = points_of(tree.first_point, next_point, node, rows)
     while True:  # a line through the hull leaves vertices on both sides; only rounding could say otherwise
-        p = choose_proportional(tree.perimeter[node], total, rng)
+        p = choose_proportional(perimeters(tree, node), total, rng)
         theta, u = sample_cut(X, vertices(tree, pool, node, p), hull_size(tree, node, p), pairs[p, 0], pairs[p, 1], rng)
         tree.pair[node] = p
         tree.direction[node, 0] = np.cos(theta)
@@ -257,12 +251,14 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
         child = left if side[k] else right
         add_point(tree.first_point, next_point, child, rows[k])
         _add_target(tree.stats, child, Y[rows[k]], onehot, 1.0)
-    out, work = np.empty(n, np.int32), np.empty(3 * n, np.int64)
+    out, work = np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
     for child in (left, right):
         count = int(tree.stats[child, 0])
         m = points_of(tree.first_point, next_point, child, rows)
         assert m == count
-        pool = _set_hulls_of_points(tree, pool, child, X, rows, m, pairs, out, work)
+        tree.initial_points[child] = min(m, MAX_UNCUT + 1)
+        if m > MAX_UNCUT:
+            pool = _set_leaf_hulls(slots(tree), pool, child, X, rows, m, np.int64(m), pairs, out, work)
     return pool, left, right
 
 
@@ -273,9 +269,9 @@ def _cut_time(tree, node, start, budget, pairs, rate_scale, rng):
     tree.sampled_until[node] = budget
     if tree.stats[node, 0] <= MAX_UNCUT:
         return np.inf, 0.0
-    total = 0.0
+    total, perimeter = 0.0, perimeters(tree, node)
     for p in range(pairs.shape[0]):
-        total += tree.perimeter[node, p]
+        total += perimeter[p]
     if total <= 0.0:
         return np.inf, total
     return start + rng.exponential(1.0 / (rate_scale * total)), total
@@ -311,11 +307,11 @@ def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pai
 def _room_above(tree, node, begin, end, index):
     """The pool room the hulls of a new node above ``node`` take: its grown ones (index[:, begin:end]), its
     others."""
-    need = 0
+    need, row = 0, tree.hull_row[node]
     for q in range(tree.hull_size.shape[1]):
-        need += 1 << slot_class(tree.hull_size[node, q])
+        need += slot_length(tree.hull_size[row, q])
     for e in range(begin, end):
-        need += (1 << slot_class(index[GROWN, e])) - (1 << slot_class(index[SIZE, e]))
+        need += slot_length(index[GROWN, e]) - slot_length(index[SIZE, e])
     return need
 
 
@@ -352,17 +348,17 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
     _add_target(tree.stats, above, Y[i], onehot, 1.0)
     hulls = slots(tree)
     pool = with_pool_room(hulls, pool, _room_above(tree, node, begin, end, index))
-    e = begin
+    e, row = begin, tree.hull_row[node]
     for q in range(pairs.shape[0]):
         if e < end and index[PAIR, e] == q:
             set_hull(hulls, pool, above, q, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
             e += 1
         else:
-            start, h = tree.hull_start[node, q], tree.hull_size[node, q]
-            set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[node, q])
+            start, h = np.int64(tree.hull_start[row, q]), np.int64(tree.hull_size[row, q])
+            set_hull(hulls, pool, above, q, pool, start, h, tree.perimeter[row, q])
     add_point(tree.first_point, next_point, leaf, i)
     _add_target(tree.stats, leaf, Y[i], onehot, 1.0)
-    return _set_point_hulls(tree, pool, leaf, i, pairs.shape[0], work.vertices)
+    return pool
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -384,22 +380,25 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
     The way down depends on the cuts only, and a node's hull holds its children's: the levels from which i is
     outside each pair's hulls come first, in O(log depth) hull tests per pair (``_outside_from``); then the walk
     down grows the hulls of each level it reaches in the pairs i is outside of (``_grow_level``) and draws the
-    times; the hulls of the nodes i joined are stored when it stops (``_store_levels``). ``room`` is the call's
-    ``Growth``. The tree must have room for the nodes (2 per point it holds); returns the pool, which may have grown.
+    times; the hulls of the nodes i joined are stored when it stops (``_store_levels``). A small leaf keeps no
+    hulls: i is tested against and grows those above it, and its hulls are computed when i is its fourth point.
+    ``room`` is the call's ``Growth``. The tree must have room for the nodes (``_room_needed``); returns the pool,
+    which may have grown.
     """
     if tree.root[0] == NO_NODE:
         tree.root[0] = new_node(tree, NO_NODE)
         add_point(tree.first_point, next_point, tree.root[0], i)
         _add_target(tree.stats, tree.root[0], Y[i], onehot, 1.0)
-        return _set_point_hulls(tree, pool, tree.root[0], i, pairs.shape[0], room.vertices)
+        return pool
     z = X[i]
     depth = _descend(tree, z, pairs, room.path)
     work = room
     if depth > room.path.shape[0]:  # a deep path: room of its own
         work = growth(pairs.shape[0], depth, room.vertices.shape[0])
         _descend(tree, z, pairs, work.path)
-    top = _outside_from(tree, pool, X, i, pairs, work.path, depth, work.outside_from)
-    need = _list_grown(tree, pairs, work.path, depth, top, work.outside_from, work.first, work.index)
+    grown_depth = depth - 1 if not has_hulls(tree, work.path[depth - 1]) else depth  # the levels whose hulls i grows
+    top = _outside_from(tree, pool, X, i, pairs, work.path, grown_depth, work.outside_from)
+    need = _list_grown(tree, pairs, work.path, grown_depth, top, work.outside_from, work.first, work.index)
     if need > work.vertices.shape[0]:  # large hulls: room of their own
         work = Growth(work.path, work.outside_from, work.first, work.index, work.value, np.empty(need, np.int32))
     start, hulls = 0.0, slots(tree)
@@ -407,11 +406,17 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
         node = work.path[level]
         is_leaf = level == depth - 1
         if is_leaf and (tree.stats[node, 0] <= MAX_UNCUT or leaf_sampling == TEXT):
-            if level >= top:
+            if top <= level < grown_depth:
                 _grow_level(hulls, pool, X, i, pairs, node, level - top, work)
-            pool = _store_levels(tree, pool, top, depth, work)
+            pool = _store_levels(tree, pool, top, grown_depth, work)
             add_point(tree.first_point, next_point, node, i)
             _add_target(tree.stats, node, Y[i], onehot, 1.0)
+            if grown_depth < depth and tree.stats[node, 0] > MAX_UNCUT:  # a small leaf took its fourth point
+                n = MAX_UNCUT + 1
+                rows, out, hull_work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
+                points_of(tree.first_point, next_point, node, rows)
+                initial = np.int64(tree.initial_points[node])
+                pool = _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, hull_work)
             if tree.stats[node, 0] > MAX_UNCUT:
                 pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
             return pool
@@ -446,11 +451,36 @@ def _insert_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     rng, room,
 ):  # fmt: skip
-    """``learn``'s loop over the points; returns the pool."""
+    """``learn``'s loop over the points: (the pool, the point it stopped before, the room that point needs; ``end``
+    and 0 when it inserted them all)."""
     for i in range(start, end):
+        need = _room_needed(tree, _leaf_reached(tree, X[i], pairs))
+        if not _has_room(tree, need):
+            return pool, i, need
         budget = budget_at(i + 1, budget_scale, budget_exponent)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
-    return pool
+    return pool, end, 0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _leaf_reached(tree, z, pairs):
+    """The leaf whose cell holds z; NO_NODE in the empty tree."""
+    return NO_NODE if tree.root[0] == NO_NODE else leaf_of(tree, z, pairs)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _has_room(tree, need):
+    """Whether the tree has room for ``need`` more nodes and the rows of hull tables they may take, with one more
+    (a small leaf that takes a fourth point)."""
+    nodes = tree.n_nodes[0] + need <= tree.parent.shape[0]
+    return nodes and tree.hull_rows_used[0] + need + 1 <= tree.hull_start.shape[0]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _room_needed(tree, leaf):
+    """The nodes inserting a point that reaches ``leaf`` may make: the root of the empty tree (leaf NO_NODE), a new
+    node above another and a new leaf, or the cuts of the leaf with the point (2 per point it then holds, at most)."""
+    return 1 if leaf == NO_NODE else 2 * (int(tree.stats[leaf, 0]) + 1)
 
 
 def _growth_for(pairs):
@@ -458,12 +488,15 @@ def _growth_for(pairs):
     return growth(pairs.shape[0], LEVELS, LEVELS * pairs.shape[0] * 8)
 
 
-def _with_room_for(tree, end):
-    """The tree with room for the nodes of the stored points 0..end-1 (2 per point); its hulls hold their rows as
-    int32."""
+def _with_room_for(tree, start, end, need):
+    """The tree with room for the nodes and hull rows of the stored points start..end-1 at the rates of those it
+    holds (1 and 1/2 per point for the empty tree; the kernels stop before a point it may lack room for), at least
+    for ``need`` nodes (``_has_room``); its hulls hold their rows as int32."""
     if end > MAX_POOL:
         raise ValueError(f"a BSP forest learns at most {MAX_POOL} points (its hulls hold their rows as int32)")
-    return with_room(tree, 2 * end - int(tree.n_nodes[0]))
+    nodes, hulls = (int(tree.n_nodes[0]) / start, int(tree.hull_rows_used[0]) / start) if start > 0 else (1.0, 0.5)
+    n = end - start
+    return with_room(tree, max(int(nodes * n) + 1, need), max(int(hulls * n) + 1, need + 1))
 
 
 @drives(_insert_points)
@@ -471,13 +504,16 @@ def learn(
     tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling, rng
 ):
     """Insert the stored points start..end-1 in order; the budget of point i is tau_{i+1}. Returns the tree (grown
-    here first: every leaf holds a point, so 2 nodes per point are room enough)."""
-    tree = _with_room_for(tree, end)
-    pool = _insert_points(
-        tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
-        leaf_sampling, rng, _growth_for(pairs),
-    )  # fmt: skip
-    return tree._replace(pool=pool)
+    here as the points need: a kernel call stops before a point it may lack room for)."""
+    room, need = _growth_for(pairs), 0
+    while start < end:
+        tree = _with_room_for(tree, start, end, need)
+        pool, start, need = _insert_points(
+            tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
+            leaf_sampling, rng, room,
+        )  # fmt: skip
+        tree = tree._replace(pool=pool)
+    return tree
 
 
 @numba.njit(cache=True, nogil=True)
@@ -505,16 +541,20 @@ def _progressive_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     vote, rng, prior, out, room,
 ):  # fmt: skip
-    """``progressive``'s loop over the points; returns the pool."""
+    """``progressive``'s loop over the points: returns what ``_insert_points`` does."""
     for i in range(start, end):
-        if tree.root[0] == NO_NODE:
+        leaf = _leaf_reached(tree, X[i], pairs)
+        need = _room_needed(tree, leaf)
+        if not _has_room(tree, need):
+            return pool, i, need
+        if leaf == NO_NODE:
             for k in range(prior.shape[0]):
                 out[i - start, k] += prior[k]
         else:
-            _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i - start])
+            _add_leaf_prediction(tree.stats, leaf, onehot, vote, out[i - start])
         budget = budget_at(i + 1, budget_scale, budget_exponent)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
-    return pool
+    return pool, end, 0
 
 
 def progressive(
@@ -522,10 +562,13 @@ def progressive(
     rng, prior, out,
 ):  # fmt: skip
     """Progressive validation: out[i - start] += the prediction at stored point i before it is inserted (``prior``
-    while the tree is empty). Returns the tree (grown here first, as in ``learn``)."""
-    tree = _with_room_for(tree, end)
-    pool = _progressive_points(
-        tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
-        leaf_sampling, vote, rng, prior, out, _growth_for(pairs),
-    )  # fmt: skip
-    return tree._replace(pool=pool)
+    while the tree is empty). Returns the tree (grown as in ``learn``)."""
+    room, need, first = _growth_for(pairs), 0, start
+    while start < end:
+        tree = _with_room_for(tree, start, end, need)
+        pool, start, need = _progressive_points(
+            tree, tree.pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent,
+            leaf_sampling, vote, rng, prior, out[start - first :], room,
+        )  # fmt: skip
+        tree = tree._replace(pool=pool)
+    return tree

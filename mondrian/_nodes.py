@@ -71,7 +71,7 @@ def _capacity_in_kernels(tree):
     return lambda tree: tree.parent.shape[0]
 
 
-def _grown(a: np.ndarray, rows: int, fill) -> np.ndarray:
+def grown(a: np.ndarray, rows: int, fill) -> np.ndarray:
     """A copy of a per-node array with ``rows`` rows, the new ones set to ``fill``."""
     out = np.empty((rows, *a.shape[1:]), a.dtype)
     out[: a.shape[0]] = a
@@ -86,7 +86,7 @@ def reserved(tree: TreeArrays, n_new: int) -> TreeArrays:
         return tree
     rows = max(needed, 2 * capacity(tree))
     return TreeArrays(
-        *(_grown(a, rows, fill) for a, fill in zip(tree[:8], (NO_NODE,) * 4 + (0.0, np.inf, 0.0, 0.0), strict=True)),
+        *(grown(a, rows, fill) for a, fill in zip(tree[:8], (NO_NODE,) * 4 + (0.0, np.inf, 0.0, 0.0), strict=True)),
         tree.n_nodes,
         tree.root,
     )
@@ -96,7 +96,7 @@ def reserved_rows(a: np.ndarray, rows: int, fill=0) -> np.ndarray:
     """Side array ``a`` (new rows set to ``fill``) with at least ``rows`` rows, doubling: per node, or per point."""
     if a.shape[0] >= rows:
         return a
-    return _grown(a, max(rows, 2 * a.shape[0]), fill)
+    return grown(a, max(rows, 2 * a.shape[0]), fill)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -21,10 +21,11 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _bsp
-from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree, hull
+from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 from mondrian._points import PointStore, empty_lists
+from mondrian._small_blocks import block_hull
 from mondrian._validation import CLASSES, INCREASING, POSITIVE_FINITE, VOTES
 
 LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
@@ -96,7 +97,7 @@ class BSPTree:
         n = self.n_nodes
         return int(np.count_nonzero(self.nodes.left[:n] == -1))
 
-    def hull(self, node: int, pair: int) -> np.ndarray:
+    def hull(self, node: int, pair: int, X: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """Return the block of a node in the plane of a pair of features.
 
         Parameters
@@ -104,15 +105,19 @@ class BSPTree:
         node : int
             The node.
         pair : int
-            The index of the pair in the forest's ``pairs_``.
+            The index of the pair in ``pairs``.
+        X : ndarray of shape (n_points, n_features)
+            The forest's point store (``points_.X``): a leaf of at most 3 points keeps no hulls, they are computed
+            from its points.
+        pairs : ndarray of shape (n_pairs, 2)
+            The forest's ``pairs_``.
 
         Returns
         -------
-        ndarray of int64
-            The rows of the forest's point store (``points_.X``) on the block's convex hull, counter-clockwise (see
-            ``mondrian.hull``).
+        ndarray of int32
+            The rows of ``X`` on the block's convex hull, counter-clockwise (see ``mondrian.hull``).
         """
-        return hull(self.nodes, node, pair).copy()
+        return block_hull(self.nodes, self.next_point, X, pairs, node, pair)
 
     def cuts_on_segment(self, a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """Return where the tree's cuts meet a segment of the space.

@@ -23,6 +23,7 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 import numba
 import numpy as np
 
+from mondrian._hypot import hypot
 from mondrian._orient import certain_orientation, orientation
 from mondrian._process import uniform_below
 
@@ -376,7 +377,7 @@ def perimeter_at(X, vertices, start, h, d1, d2):
     total = 0.0
     for k in range(h):
         a, b = vertices[start + k], vertices[start + (k + 1 if k + 1 < h else 0)]
-        total += np.hypot(X[b, d1] - X[a, d1], X[b, d2] - X[a, d2])
+        total += hypot(X[b, d1] - X[a, d1], X[b, d2] - X[a, d2])  # np.hypot's values, without a call per edge
     return total
 
 

@@ -97,7 +97,7 @@ def tree_arrays(forest, tree) -> dict[str, np.ndarray]:
     the next draw of its random stream."""
     nodes, n = tree.nodes, tree.n_nodes
     n_pairs = len(forest.pairs_)
-    hulls = [tree.hull(v, p) for v in range(n) for p in range(n_pairs)]
+    hulls = [tree.hull(v, p, forest.points_.X, forest.pairs_) for v in range(n) for p in range(n_pairs)]
     lists = []
     for v in range(n):
         rows = np.empty(int(nodes.stats[v, 0]) if n else 0, np.int64)

@@ -5,10 +5,10 @@ several d.
 Throughput: one ``partial_fit`` over the stream (each tree inserts the points one at a time), in microseconds per
 point and tree, and BSP's time over MF's (a cost ratio between two of our forests, not a speed ratio against a
 peer: above 1, BSP is slower) beside the number of dimension pairs d(d-1)/2 (the paper expects the d^2 factor: every
-update visits every pair's hull). Memory: the bytes of one node's row in the node arrays, the hull
-vertices stored per node (BSP: its slots in the vertex pool), and every byte the trees hold (capacity included, the
-point lists of the leaves too) divided by their nodes; the forest's point store (n d floats, shared by the trees) is
-counted apart.
+update visits every pair's hull). Memory: the bytes of one node's row in the node arrays, the hulls stored per
+node (BSP: the slots in the vertex pool and the rows of the hull tables, which small leaves do without), and every
+byte the trees hold (capacity included, the point lists of the leaves too) divided by their nodes; the forest's
+point store (n d floats, shared by the trees) is counted apart.
 """
 
 from __future__ import annotations
@@ -43,8 +43,15 @@ def memory(model) -> dict[str, float]:
     n_nodes = sum(t.n_nodes for t in trees)
     held = sum(sum(a.nbytes for a in _arrays(t)) for t in trees)
     if isinstance(model, OnlineBSPForestRegressor):
-        row = _row_bytes(trees[0].nodes, ("pool", "pool_used", "free_slots", "n_nodes", "root"))
-        hull = sum(int(t.nodes.pool_used[0]) * t.nodes.pool.itemsize for t in trees) / n_nodes
+        tables = ("hull_start", "hull_size", "perimeter")
+        row = _row_bytes(
+            trees[0].nodes, (*tables, "hull_rows_used", "pool", "pool_used", "free_slots", "n_nodes", "root")
+        )
+        hull_row = _row_bytes(trees[0].nodes, tuple(f for f in trees[0].nodes._fields if f not in tables))
+        stored = sum(
+            int(t.nodes.pool_used[0]) * t.nodes.pool.itemsize + int(t.nodes.hull_rows_used[0]) * hull_row for t in trees
+        )
+        hull = stored / n_nodes
     else:
         row = _row_bytes(trees[0].nodes, ("n_nodes", "root")) + trees[0].stats.itemsize * trees[0].stats.shape[1]
         hull = 0.0

@@ -58,7 +58,7 @@ def tree_tables(model, tree_index: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]
         }
     )
     hulls = [
-        _vertices(X, tree.hull(v, p), pairs[p, 0], pairs[p, 1], node=v, pair=p)
+        _vertices(X, tree.hull(v, p, X, pairs), pairs[p, 0], pairs[p, 1], node=v, pair=p)
         for v in range(n)
         for p in range(len(pairs))
     ]

@@ -24,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
 from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import NO_SLOT, hull, slot_class
+from mondrian._bsp_nodes import NO_HULLS, NO_SLOT, class_length, slot_length, with_room
 from mondrian._points import points_of
 from mondrian.hull import hull_of, perimeter
 
@@ -62,11 +62,17 @@ def check_tree(model, tree, budget):
         for p, (d1, d2) in enumerate(pairs):
             expected = np.empty(len(rows), np.int64)
             h = hull_of(store.X, rows, len(rows), d1, d2, expected)
-            got = hull(a, v, p)
+            got = tree.hull(v, p, store.X, pairs)
             # the same polygon (vertices may be other rows at the same coordinates)
             key = {tuple(store.X[r, [d1, d2]]) for r in got}
             assert key == {tuple(store.X[r, [d1, d2]]) for r in expected[:h]}
-            assert a.perimeter[v, p] == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
+            if a.hull_row[v] != NO_HULLS:
+                kept = a.perimeter[a.hull_row[v], p]
+                assert kept == perimeter(store.X, got, len(got), d1, d2)  # the kept perimeter, exactly
+        # a leaf of at most 3 points keeps no hulls (``tree.hull`` computed them from its points); every other node
+        # keeps them
+        small = a.left[v] == -1 and len(rows) <= MAX_UNCUT
+        assert (a.hull_row[v] == NO_HULLS) == small
         if a.left[v] == -1:
             assert np.isinf(a.split_time[v])
             continue
@@ -86,17 +92,20 @@ def check_slots(tree):
     their class's length, never overlapping."""
     a = tree.nodes
     slots = [
-        (int(a.hull_start[v, p]), 1 << slot_class(int(a.hull_size[v, p])))
-        for v in range(tree.n_nodes)
+        (int(a.hull_start[row, p]), slot_length(int(a.hull_size[row, p])))
+        for row in a.hull_row[: tree.n_nodes]
+        if row != NO_HULLS
         for p in range(a.hull_size.shape[1])
     ]
+    rows = a.hull_row[: tree.n_nodes][a.hull_row[: tree.n_nodes] != NO_HULLS]
+    assert len(set(rows)) == len(rows) and (rows < a.hull_rows_used[0]).all()  # a row of its own per node with hulls
     for c, start in enumerate(a.free_slots):
         while start != NO_SLOT:
-            slots.append((int(start), 1 << c))
+            slots.append((int(start), class_length(c)))
             start = a.pool[start]
     slots.sort()
     assert all(start + length <= following for (start, length), (following, _) in itertools.pairwise(slots))
-    assert slots[-1][0] + slots[-1][1] <= a.pool_used[0] <= len(a.pool)
+    assert (slots[-1][0] + slots[-1][1] if slots else 0) <= a.pool_used[0] <= len(a.pool)
 
 
 coordinate = st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(-3, 3).map(lambda v: round(v, 2)))
@@ -225,9 +234,41 @@ def test_an_update_needs_no_room_made_in_advance(monkeypatch, leaf_sampling):
     for a, b in zip(ref.trees_, model.trees_, strict=True):
         n = a.n_nodes
         assert n == b.n_nodes
-        for field in ("parent", "left", "right", "pair", "direction", "position", "split_time", "stats", "perimeter"):
+        for field in ("parent", "left", "right", "pair", "direction", "position", "split_time", "stats", "hull_row"):
             np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
-        assert all(np.array_equal(a.hull(v, p), b.hull(v, p)) for v in range(n) for p in range(len(ref.pairs_)))
+        X, pairs = ref.points_.X, ref.pairs_
+        assert all(
+            np.array_equal(a.hull(v, p, X, pairs), b.hull(v, p, X, pairs)) for v in range(n) for p in range(len(pairs))
+        )
+
+
+@pytest.mark.parametrize("leaf_sampling", ["text", "law"])
+def test_kernel_calls_stop_before_a_point_the_tree_lacks_room_for(monkeypatch, leaf_sampling):
+    """The node arrays grow between kernel calls: a call stops before a point the tree may lack room for and the next
+    resumes there. With no more room made than that point needs, every call stops early, and the trees and the
+    progressive predictions are the same."""
+    X, y = classification(300)
+    X = np.vstack([X, np.round(X[:100] * 4) / 4])
+    y = np.concatenate([y, y[:100]])
+    ref = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=4)
+    expected = ref.progressive_predict_proba(X[:200], y[:200])
+    ref.partial_fit(X[200:], y[200:])
+    calls = []
+
+    def least_room(tree, start, end, need):
+        calls.append(start)
+        return with_room(tree, need, need + 1)
+
+    monkeypatch.setattr(_bsp, "_with_room_for", least_room)
+    model = OnlineBSPForestClassifier(n_estimators=2, leaf_sampling=leaf_sampling, random_state=4)
+    np.testing.assert_array_equal(model.progressive_predict_proba(X[:200], y[:200]), expected)
+    model.partial_fit(X[200:], y[200:])
+    assert len(calls) > 4 * 2 * 2  # calls stopped early, several times per tree and fit
+    for a, b in zip(ref.trees_, model.trees_, strict=True):
+        n = a.n_nodes
+        assert n == b.n_nodes
+        for field in ("parent", "left", "right", "pair", "position", "split_time", "stats", "hull_row"):
+            np.testing.assert_array_equal(getattr(a.nodes, field)[:n], getattr(b.nodes, field)[:n], err_msg=field)
 
 
 def test_progressive_is_predict_then_learn():
