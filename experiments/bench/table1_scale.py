@@ -48,19 +48,22 @@ def _config(out: Path, launcher: list[str]):
     ])  # fmt: skip
 
 
-def run_rows(rows: list[str], out: Path, launcher: list[str]) -> list:
-    """Run the scale profile's trials of ``rows`` (the ones not run yet) and return every run of them."""
+def run_rows(rows: list[str], out: Path, launcher: list[str]) -> tuple[list, dict[str, str]]:
+    """Run the scale profile's trials of ``rows`` (the ones not run yet); returns every run of them and the commit
+    each ran at (by run id)."""
     cfg = _config(out, launcher)
     trials = [t for t in figure_trials(cfg) if t["dataset"]["name"] in rows]
     plan = FigurePlan(cfg, trials, fetch_datasets(trials))
     if reproduce_figure(cfg, plan=plan) != 0:
         raise RuntimeError(f"{FIGURE} (profile scale) did not finish the rows {', '.join(rows)} (above)")
-    return Tracker.from_config(cfg.tracking).load_runs(FIGURE, [trial_hash(t) for t in plan.trials])
+    tracker = Tracker.from_config(cfg.tracking)
+    runs = tracker.load_runs(FIGURE, [trial_hash(t) for t in plan.trials])
+    return runs, {run.run_id: tracker.client.get_run(run.run_id).data.tags.get("git_commit", "") for run in runs}
 
 
-def table(runs: list) -> pd.DataFrame:
-    """One row per trial: the row of Table 1, the method, its trees and how many were held at once, the times and
-    the peak memory."""
+def table(runs: list, commits: dict[str, str]) -> pd.DataFrame:
+    """One row per trial: the row of Table 1, the method, its trees and how many were held at once, the times, the
+    peak memory and the commit the trial ran at."""
     records = []
     for run in runs:
         searched = run.estimator.get("estimator", {}).get("n_estimators")  # a grid search's forest
@@ -69,6 +72,7 @@ def table(runs: list) -> pd.DataFrame:
             "trees": run.trees or searched, "trees_per_fit": run.trial["protocol"]["run"].get("trees_per_fit"),
             "train_time s": run.metrics["train_time"], "trial time s": run.metrics["duration_seconds"],
             "peak memory MB": run.metrics.get("peak_memory_mb", float("nan")), "rmse": run.metrics["rmse"],
+            "commit": commits.get(run.run_id, "")[:10],
         })  # fmt: skip
     frame = pd.DataFrame(records)
     order = {row: k for k, row in enumerate(ROWS)}
@@ -113,9 +117,12 @@ def main(argv: list[str] | None = None) -> None:
             runs = run_rows(args.rows, out, ["launcher=dask", f"launcher.address={cluster.scheduler_address}"])
     else:
         runs = run_rows(args.rows, out, ["launcher=joblib", "launcher.n_jobs=2"])
-    frame = table(runs)
+    frame = table(*runs)
     frame.to_csv(out / "table1_scale.csv", index=False)
-    note = f"Measured on {machine()}, launcher {args.launcher}, stand-ins of experiments.bench.standins.\n\n"
+    note = (
+        f"Tabulated on {machine()}; trials run with launcher {args.launcher} at the commits listed, on the stand-ins"
+        " of experiments.bench.standins.\n\n"
+    )
     (out / "table1_scale.md").write_text(note + frame.to_markdown(index=False, floatfmt=".4g") + "\n")
     files = time_vs_n(frame, out / "table1_scale_time") if frame["row"].str.startswith("airline").any() else []
     print(frame.to_string(index=False))

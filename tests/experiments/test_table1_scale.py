@@ -13,12 +13,12 @@ def test_apartments_row_is_run_and_tabulated(tmp_path, monkeypatch):
     monkeypatch.setenv("MONDRIAN_DATA", str(write(tmp_path / "data", {"apartments": apartment_files(300)})))
     out = tmp_path / "out"
     launcher = ["launcher=joblib", "launcher.n_jobs=1"]
-    frame = table1_scale.table(table1_scale.run_rows(["apartments"], out, launcher))
+    frame = table1_scale.table(*table1_scale.run_rows(["apartments"], out, launcher))
     assert sorted(frame["method"]) == ["BSP", "ERT", "MF", "MF increasing", "RF"]
     assert (frame["row"] == "apartments").all() and (frame["trees"] == 100).all()
     assert (frame["n_train"] == 60).all()  # 20% of the 300 flats
     assert (frame["trial time s"] >= frame["train_time s"]).all() and (frame["train_time s"] > 0).all()
-    assert (frame["peak memory MB"] > 50).all()
+    assert (frame["peak memory MB"] > 50).all() and (frame["commit"].str.len() == 10).all()
     assert frame.set_index("method")["trees_per_fit"].to_dict()["BSP"] == 1
-    again = table1_scale.table(table1_scale.run_rows(["apartments"], out, launcher))
+    again = table1_scale.table(*table1_scale.run_rows(["apartments"], out, launcher))
     assert again.equals(frame)  # finished trials are read back, not run again
