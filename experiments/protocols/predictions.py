@@ -49,7 +49,7 @@ def tree_groups(estimator, trees_per_fit: int | None) -> Iterator[tuple[object, 
     n_trees = estimator.get_params()[trees]
     sizes = [trees_per_fit] * (n_trees // trees_per_fit) + [n_trees % trees_per_fit] * (n_trees % trees_per_fit > 0)
     streams = np.random.SeedSequence(estimator.get_params()[seed]).spawn(len(sizes))
-    for size, stream in zip(sizes, streams):
+    for size, stream in zip(sizes, streams, strict=True):
         yield clone(estimator).set_params(**{trees: size, seed: int(stream.generate_state(1)[0])}), size / n_trees
 
 
