@@ -108,4 +108,4 @@ clean-numba-cache:
 ## This list: every target with its line (make with no target runs install).
 help:
 	@echo "make TARGET [FIG=... PROFILE=... ARGS=\"...\"]; the targets:"
-	@awk '/^## /{doc = substr($$0, 4); next} /^$$/{doc = ""} /^[a-z][a-z -]*:([^=]|$$)/{if (doc) {t = $$0; sub(/:.*/, "", t); gsub(/ /, ", ", t); printf "  %-18s  %s\n", t, doc}; doc = ""}' $(firstword $(MAKEFILE_LIST))
+	@awk '/^## /{doc = substr($$0, 4); next} /^$$/{doc = ""} /^[a-z][a-z0-9 -]*:([^=]|$$)/{if (doc) {t = $$0; sub(/:.*/, "", t); gsub(/ /, ", ", t); printf "  %-18s  %s\n", t, doc}; doc = ""}' $(firstword $(MAKEFILE_LIST))
