@@ -27,6 +27,17 @@ from mondrian._hypot import hypot
 from mondrian._orient import certain_orientation, orientation
 from mondrian._process import uniform_below
 
+__all__ = [
+    "contains",
+    "distance_to_hull",
+    "hull_of",
+    "hull_with",
+    "perimeter",
+    "projection_range",
+    "sample_cut",
+    "sample_separating_cut",
+]  # the public geometry; the online BSP kernel's incremental helpers below are its own
+
 UNDECIDED = -1  # what ``locate`` and ``hulls_with`` say when ``certain_orientation`` left a sign they need open
 
 
