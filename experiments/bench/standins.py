@@ -6,7 +6,7 @@ real parsers, so a sweep on them costs what the real one costs: same shapes, sam
 falling away from London, delays growing with the hour and the plane's age): the scores mean nothing, the times and
 the memory do.
 
-``python -m experiments.bench.standins DIR`` writes both at the real sizes (about a minute).
+``python -m experiments.bench.standins DIR`` writes both at the real sizes (about 15 s).
 """
 
 from __future__ import annotations

@@ -114,10 +114,10 @@ def main(argv: list[str] | None = None) -> None:
         from distributed import LocalCluster
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-            runs = run_rows(args.rows, out, ["launcher=dask", f"launcher.address={cluster.scheduler_address}"])
+            runs, commits = run_rows(args.rows, out, ["launcher=dask", f"launcher.address={cluster.scheduler_address}"])
     else:
-        runs = run_rows(args.rows, out, ["launcher=joblib", "launcher.n_jobs=2"])
-    frame = table(*runs)
+        runs, commits = run_rows(args.rows, out, ["launcher=joblib", "launcher.n_jobs=2"])
+    frame = table(runs, commits)
     frame.to_csv(out / "table1_scale.csv", index=False)
     note = (
         f"Tabulated on {machine()}; trials run with launcher {args.launcher} at the commits listed, on the stand-ins"

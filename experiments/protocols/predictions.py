@@ -28,10 +28,9 @@ from experiments.protocols.metrics import classification_scores, regression_scor
 from experiments.protocols.result import TrialResult
 
 
-def _forest_parameters(estimator) -> tuple[str, str] | None:
-    """The names of a forest's number of trees and seed among the estimator's parameters (or its grid search's
+def _forest_parameters(params: dict) -> tuple[str, str] | None:
+    """The names of a forest's number of trees and seed among an estimator's parameters (or its grid search's
     estimator's); None for a model that is not a forest."""
-    params = estimator.get_params()
     for prefix in ("", "estimator__"):
         if f"{prefix}n_estimators" in params and f"{prefix}random_state" in params:
             return f"{prefix}n_estimators", f"{prefix}random_state"
@@ -41,14 +40,15 @@ def _forest_parameters(estimator) -> tuple[str, str] | None:
 def tree_groups(estimator, trees_per_fit: int | None) -> Iterator[tuple[object, float]]:
     """The models to fit in turn, each with its share of the forest's trees: the estimator itself, or copies with
     ``trees_per_fit`` trees each (the last one the rest) and seeds spawned from the forest's."""
-    names = _forest_parameters(estimator)
-    if trees_per_fit is None or names is None or estimator.get_params()[names[0]] <= trees_per_fit:
+    params = estimator.get_params()
+    names = _forest_parameters(params)
+    if trees_per_fit is None or names is None or params[names[0]] <= trees_per_fit:
         yield estimator, 1.0
         return
     trees, seed = names
-    n_trees = estimator.get_params()[trees]
+    n_trees = params[trees]
     sizes = [trees_per_fit] * (n_trees // trees_per_fit) + [n_trees % trees_per_fit] * (n_trees % trees_per_fit > 0)
-    streams = np.random.SeedSequence(estimator.get_params()[seed]).spawn(len(sizes))
+    streams = np.random.SeedSequence(params[seed]).spawn(len(sizes))
     for size, stream in zip(sizes, streams, strict=True):
         yield clone(estimator).set_params(**{trees: size, seed: int(stream.generate_state(1)[0])}), size / n_trees
 
