@@ -309,53 +309,69 @@ def weighted_depth(tree, stats, X, out):
 # -- one sample over the whole forest (``OnlineForest.learn_one`` / ``predict_proba_one``) --------------------------
 # One compiled call per sample for all the trees, given as a numba typed list of (node arrays, statistics, random
 # stream) per tree: a call per tree from Python costs more than the tree's work on one row (argument typing and
-# reference counting of the ten node arrays), and one list argument is typed faster than three.
+# reference counting of the ten node arrays), and one list argument is typed faster than three. The sample comes in
+# double precision (what Python numbers and most arrays are: no conversion in Python) and is cast to the trees'
+# precision in ``row``; ``path``, ``below`` and ``branch`` are the caller's scratch room (``TypedTrees``), so that a
+# call allocates nothing. Each tree's update and prediction are ``learn``'s and ``predict``'s, inlined.
 ONE_OK, ONE_NOT_FINITE, ONE_TOO_WIDE = 0, 1, 2
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cast_row(x, row):
+    """row[0] = x[0] in row's precision; False if a value is not finite there (NaN, or too large for it)."""
+    finite = True
+    for f in range(x.shape[1]):
+        row[0, f] = x[0, f]
+        finite = finite and np.isfinite(row[0, f])
+    return finite
 
 
 @numba.njit(cache=True, nogil=True)
 def _one_row_code(tree, x, widest):
-    """ONE_OK if the tree can learn x: finite, and its root box widened to x keeps sides of at most ``widest`` with a
-    finite sum (what ``OnlineForest._check_range`` asks of a batch); else the reason, and nothing is learnt."""
+    """ONE_OK if the tree can learn x (finite): its root box widened to x keeps sides of at most ``widest`` with a
+    finite sum (what ``OnlineForest._check_range`` asks of a batch); else ONE_TOO_WIDE, and nothing is learnt."""
     total = 0.0
     root = tree.root[0]
+    if root == NO_NODE:
+        return ONE_OK
     for f in range(x.shape[0]):
-        if not np.isfinite(x[f]):
-            return ONE_NOT_FINITE
-        if root != NO_NODE:
-            side = max(np.float64(tree.box_upper[root, f]), np.float64(x[f])) - min(
-                np.float64(tree.box_lower[root, f]), np.float64(x[f])
-            )
-            if not side <= widest:
-                return ONE_TOO_WIDE
-            total += side
+        side = max(np.float64(tree.box_upper[root, f]), np.float64(x[f])) - min(
+            np.float64(tree.box_lower[root, f]), np.float64(x[f])
+        )
+        if not side <= widest:
+            return ONE_TOO_WIDE
+        total += side
     return ONE_OK if np.isfinite(total) else ONE_TOO_WIDE
 
 
 @numba.njit(cache=True, nogil=True)
-def learn_one_forest(forest, X, y, onehot, params, widest):
-    """Every tree learns the single row (X[0], y[0]), in order, as ``learn`` would; returns ONE_OK, or the reason
-    the row was refused (then no tree changed). The caller reserved 2 nodes per tree."""
-    code = _one_row_code(forest[0][0], X[0], widest)
+def learn_one_forest(forest, x, y, onehot, params, widest, row, path, below):
+    """Every tree learns the single sample (x[0], y[0]), in order, as ``learn`` would; returns ONE_OK, or the
+    reason the sample was refused (then no tree changed). The caller reserved 2 nodes per tree and scratch rows for
+    the largest tree."""
+    if not _cast_row(x, row):
+        return ONE_NOT_FINITE
+    code = _one_row_code(forest[0][0], row[0], widest)
     if code != ONE_OK:
         return code
     for t in range(len(forest)):
         tree, stats, rng = forest[t]
-        learn(tree, stats, X, y, onehot, np.inf, params, rng)
+        n = 0 if tree.root[0] == NO_NODE else path_of(tree, row[0], np.inf, path)
+        _learn_routed(tree, stats, row[0], y[0], onehot, params, rng, path, n, below)
     return ONE_OK
 
 
 @numba.njit(cache=True, nogil=True)
-def predict_one_forest(forest, X, onehot, params, out):
-    """out[0] = the mean of the trees' predictions at X[0], added and divided as ``OnlineForest._mean_prediction``
-    does, and clipped to [0, 1] as ``predict_proba`` does (classification); False if X[0] is not finite."""
-    for f in range(X.shape[1]):
-        if not np.isfinite(X[0, f]):
-            return False
+def predict_one_forest(forest, x, onehot, params, out, row, path, branch):
+    """out[0] = the mean of the trees' predictions at x[0], added and divided as ``OnlineForest._mean_prediction``
+    does, and clipped to [0, 1] as ``predict_proba`` does (classification); False if x[0] is not finite in the
+    trees' precision."""
+    if not _cast_row(x, row):
+        return False
     out[:] = 0.0
     for t in range(len(forest)):
         tree, stats, _ = forest[t]
-        predict(tree, stats, X, onehot, np.inf, params, out)
+        _add_prediction(tree, stats, row[0], onehot, params, path, branch, out[0])
     out /= len(forest)
     if onehot:
         for k in range(out.shape[1]):

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._compile import announce_first_compile
-from mondrian._one_sample import TypedTrees, one_row
+from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
 from mondrian.tree import MondrianTree
@@ -93,6 +93,7 @@ class OnlineForest(BaseEstimator):
     def __getstate__(self):
         state = dict(super().__getstate__())
         state.pop("_typed_trees", None)  # numba typed lists over the trees: built again by the next one-sample call
+        state.pop("_labels_of", None)
         return state
 
     # -- hooks of the forecaster ----------------------------------------------------------------
@@ -269,14 +270,14 @@ class OnlineForest(BaseEstimator):
         return keys
 
     def _one_row(self, x) -> np.ndarray:
-        """The sample x as a (1, n_features) row in the trees' precision."""
-        ready = type(x) is np.ndarray and x.dtype == self._dtype and x.flags.c_contiguous and x.flags.writeable
+        """The sample x as a (1, n_features) row in the one-sample kernels' precision (``SAMPLE_DTYPE``)."""
+        ready = type(x) is np.ndarray and x.dtype == SAMPLE_DTYPE and x.flags.c_contiguous and x.flags.writeable
         if ready and x.shape == (getattr(self, "n_features_in_", -1),):  # already what the kernels take
             return x.reshape(1, -1)
         if not hasattr(self, "trees_"):
-            return one_row(x, None, None, self._dtype)
+            return one_row(x, None, None)
         keys = self._sample_keys() if isinstance(x, dict) else None
-        return one_row(x, keys, self.n_features_in_, self._dtype)
+        return one_row(x, keys, self.n_features_in_)
 
     def _typed(self) -> TypedTrees:
         """The trees as typed lists for the one-sample kernels, built again when stale (see ``TypedTrees``)."""
@@ -303,6 +304,14 @@ class OnlineForest(BaseEstimator):
         if not _same(values, typed.predicted_with):
             typed.predict_params, typed.predicted_with = self._predict_params(), values
         return typed.predict_params
+
+    def _predicted_one(self, typed: TypedTrees, row: np.ndarray) -> bool:
+        """typed.out = the forest's prediction at the (1, n_features) row, through the one-sample kernel; False if
+        the row is not finite in the trees' precision (nothing predicted)."""
+        params = self._predict_one_params(typed)
+        return self._forecaster.predict_one_forest(
+            typed.forest, row, self._onehot, params, typed.out, typed.row, typed.path, typed.branch
+        )
 
     def _learn_one(self, x, y):
         """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
@@ -335,7 +344,17 @@ class OnlineForest(BaseEstimator):
                 return False
             typed.make_room()
         typed.target[0] = target
-        code = self._forecaster.learn_one_forest(typed.forest, row, typed.target, self._onehot, params, typed.widest)
+        code = self._forecaster.learn_one_forest(
+            typed.forest,
+            row.astype(SAMPLE_DTYPE, copy=False),
+            typed.target,
+            self._onehot,
+            params,
+            typed.widest,
+            typed.row,
+            typed.path,
+            typed.below,
+        )
         if code:
             return False
         typed.room -= 1
@@ -362,8 +381,7 @@ class OnlineForest(BaseEstimator):
             return None
         if self._one_sample_kernels:
             typed = self._typed()
-            params = self._predict_one_params(typed)
-            if self._forecaster.predict_one_forest(typed.forest, row, self._onehot, params, typed.out):
+            if self._predicted_one(typed, row):
                 return typed.out[0].tolist()
         with _rows_in_feature_order():  # no kernels, or x not finite (then predict's usual error)
             mean = self._mean_prediction(row)[0]
@@ -468,8 +486,7 @@ class OnlineForest(BaseEstimator):
         X = self._checked_X(X)
         if X.shape[0] == 1 and self._one_sample_kernels:  # one row: the one-sample kernel, one compiled call
             typed = self._typed()
-            params = self._predict_one_params(typed)
-            if self._forecaster.predict_one_forest(typed.forest, X, self._onehot, params, typed.out):
+            if self._predicted_one(typed, X.astype(SAMPLE_DTYPE, copy=False)):
                 return typed.out.copy()
         out = np.zeros((X.shape[0], self._n_outputs))
         params = self._predict_params()
@@ -684,7 +701,14 @@ class Classification:
         if mean is None:
             labels = [] if self.classes is None else np.unique(self.classes).tolist()
             return dict.fromkeys(labels, 1.0 / len(labels)) if labels else {}
-        return dict(zip(self.classes_.tolist(), mean, strict=True))
+        return dict(zip(self._class_labels(), mean, strict=True))
+
+    def _class_labels(self) -> list:
+        """``classes_`` as a list (the keys of predict_proba_one's dict), made again only when classes_ changed."""
+        cached = self.__dict__.get("_labels_of")
+        if cached is None or cached[0] is not self.classes_:
+            cached = self._labels_of = (self.classes_, self.classes_.tolist())
+        return cached[1]
 
     def predict_one(self, x):
         """Predict the most probable class at one sample.

@@ -1,17 +1,22 @@
 """One sample at a time, river's convention: a sample is a dict {feature name: value} or a 1-D array, and a forest
 whose forecaster has one-sample kernels (``learn_one_forest``, ``predict_one_forest``) runs each call as one compiled
-call over all its trees, given as numba typed lists (``TypedTrees``)."""
+call over all its trees, given as numba typed lists (``TypedTrees``). The kernels take the sample as a (1,
+n_features) row in double precision and cast it to the trees' precision themselves (``SAMPLE_DTYPE``)."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba.typed import List
 
-from mondrian._nodes import capacity
+from mondrian._nodes import TreeArrays, capacity
 
 # Nodes a tree may gain from one point (a new leaf and a new parent): what ``TypedTrees.room`` is counted in.
 NODES_PER_POINT = 2
 ROOM = 256
+# The precision of the one-sample kernels' input row: Python floats' and most arrays', so that a sample is usually
+# passed on without a conversion in Python (which costs more than casting in the kernel).
+SAMPLE_DTYPE = np.float64
 
 
 def sample_keys(x: dict, known: tuple | None) -> tuple:
@@ -37,8 +42,8 @@ def sample_keys(x: dict, known: tuple | None) -> tuple:
     return known
 
 
-def one_row(x, known_keys: tuple | None, n_features: int | None, dtype) -> np.ndarray:
-    """The sample x as a (1, n_features) C-contiguous row of ``dtype`` (values are checked by the caller's
+def one_row(x, known_keys: tuple | None, n_features: int | None) -> np.ndarray:
+    """The sample x as a (1, n_features) C-contiguous row of ``SAMPLE_DTYPE`` (values are checked by the caller's
     kernels or validation). ``known_keys``: the feature order a dict sample follows (None before any)."""
     if isinstance(x, dict):
         keys = sample_keys(x, known_keys)
@@ -47,7 +52,7 @@ def one_row(x, known_keys: tuple | None, n_features: int | None, dtype) -> np.nd
         values = x
     try:  # contiguous: a row of a Fortran-ordered array would compile anew; too large a value: inf, refused later
         with np.errstate(over="ignore"):
-            row = np.ascontiguousarray(values, dtype=dtype)
+            row = np.ascontiguousarray(values, dtype=SAMPLE_DTYPE)
     except (TypeError, ValueError) as error:
         raise ValueError(f"x must hold numbers: {error}") from None
     if row.ndim != 1:
@@ -60,13 +65,30 @@ def one_row(x, known_keys: tuple | None, n_features: int | None, dtype) -> np.nd
     return row.reshape(1, -1) if row.flags.writeable else row.reshape(1, -1).copy()  # read-only: compiled anew
 
 
+@numba.njit(cache=True, nogil=True)
+def _put_tree(forest, t, parent, left, right, feature, threshold, split_time, box_lower, box_upper, n_nodes, root, stats, rng):
+    """forest[t] = (the node arrays, stats, rng), appended if t is the list's length. The arrays come one by one:
+    numba types an array argument in C, but a tuple of them in Python (about 0.2 ms for a tree's)."""
+    item = (
+        TreeArrays(parent, left, right, feature, threshold, split_time, box_lower, box_upper, n_nodes, root),
+        stats,
+        rng,
+    )
+    if t == len(forest):
+        forest.append(item)
+    else:
+        forest[t] = item
+
+
 class TypedTrees:
     """The fitted trees as one numba typed list of (node arrays, statistics, random stream), ``forest``, which a
     compiled call receives at the cost of one argument (a tuple of trees would be typed element by element on every
     call). The list holds the trees' own arrays and generators, so the kernels change the trees themselves. Valid
     while the trees keep their arrays: built again when ``trees_`` is replaced and after any call that learnt through
     the arrays path (which may grow them); ``room`` counts the points every tree can still take, and ``make_room``
-    grows the trees when it runs out."""
+    grows the trees when it runs out. Also the kernels' scratch room, so that a call allocates nothing: ``row`` (the
+    sample in the trees' precision), ``path`` and ``below`` (a value per node of the largest tree), ``branch`` (a
+    prediction)."""
 
     def __init__(self, trees: list, widest: float, n_outputs: int):
         self.trees = trees  # the list these were built from (``trees_`` replaced: built again)
@@ -79,11 +101,21 @@ class TypedTrees:
         self.predict_params: np.ndarray | None = None
         self.target = np.empty(1)  # the encoded label of the sample being learnt
         self.out = np.empty((1, n_outputs))  # a prediction
+        self.branch = np.empty(n_outputs)
+        self.row = np.empty((1, trees[0].nodes.box_lower.shape[1]), trees[0].nodes.box_lower.dtype)
         self.class_index: dict | None = None  # a classifier's label -> index in classes_, made on first use
 
     def _list_trees(self) -> None:
-        self.forest = List([(tree.nodes, tree.stats, tree.rng) for tree in self.trees])
+        """Put the trees' current arrays in ``forest`` (made on the first call), and size the room and scratch."""
+        if not hasattr(self, "forest"):
+            first = self.trees[0]
+            self.forest = List.empty_list(numba.typeof((first.nodes, first.stats, first.rng)))
+        for t, tree in enumerate(self.trees):
+            _put_tree(self.forest, t, *tree.nodes, tree.stats, tree.rng)
         self.room = min(capacity(tree.nodes) - tree.n_nodes for tree in self.trees) // NODES_PER_POINT
+        rows = max(capacity(tree.nodes) for tree in self.trees)
+        self.path = np.empty(rows, np.int64)
+        self.below = np.empty(rows, self.trees[0].stats.dtype)
 
     def make_room(self) -> None:
         """Grow every tree to room for as many more points as it has nodes (at least ROOM), so that this happens
