@@ -66,7 +66,9 @@ def one_row(x, known_keys: tuple | None, n_features: int | None) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _put_tree(forest, t, parent, left, right, feature, threshold, split_time, box_lower, box_upper, n_nodes, root, stats, rng):
+def _put_tree(
+    forest, t, parent, left, right, feature, threshold, split_time, box_lower, box_upper, n_nodes, root, stats, rng
+):
     """forest[t] = (the node arrays, stats, rng), appended if t is the list's length. The arrays come one by one:
     numba types an array argument in C, but a tuple of them in Python (about 0.2 ms for a tree's)."""
     item = (
