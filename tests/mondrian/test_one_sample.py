@@ -179,6 +179,29 @@ def test_refused_samples_change_nothing(Model):
         assert_equal_nested(model_state(model), before)
 
 
+@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+def test_a_value_beyond_single_precision_is_refused_as_partial_fit_refuses_it(Model):
+    """AMF's trees hold single precision and its one-sample kernels cast the double-precision sample themselves: a
+    value finite as a double but not as a float is refused by every one-sample call with the error of partial_fit
+    and predict on that row; nothing is learnt."""
+    X, y = _stream(40)
+    model = Model(n_estimators=2, random_state=0, **({"classes": [0, 1, 2]} if Model is AMFClassifier else {}))
+    for row, label in zip(X, y.tolist(), strict=True):
+        model.learn_one(row, label)
+    before = model_state(model)
+    x = np.array([0.1, 1e39, 0.2, 0.3])
+    predict = model.predict_proba_one if Model is AMFClassifier else model.predict_one
+    for call in (
+        lambda: model.learn_one(x, 0),
+        lambda: model.partial_fit(x[None], np.array([0])),
+        lambda: predict(x),
+        lambda: model.predict(x[None]),
+    ):
+        with pytest.raises(ValueError, match="too large for dtype"):
+            call()
+        assert_equal_nested(model_state(model), before)
+
+
 @pytest.mark.parametrize("Model", [AMFClassifier, MondrianForestClassifier])
 def test_a_sample_widening_the_box_past_the_largest_float_is_refused(Model):
     X, y = _stream(40)
