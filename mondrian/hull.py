@@ -380,7 +380,7 @@ def hulls_with(X, vertices, starts, sizes, planes, pairs, row, out, at, grown, b
     return undecided
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def perimeter_at(X, vertices, start, h, d1, d2):
     """``perimeter`` of the hull vertices[start:start + h] (the same sums in the same order)."""
     if h == 1:
