@@ -75,32 +75,42 @@ class Growth(NamedTuple):
 
     The point's path and, per pair, the level from which it is outside the hulls; the hulls it grows, one per node
     and pair it is outside of, level by level from ``top`` (level ``top + r``'s are ``first[r]`` to
-    ``first[r + 1] - 1``, in pair order): in ``index``, their pair, old slot and size, where the grown hull starts
-    in ``vertices`` and its size; in ``value``, its perimeter and the increase of the node's.
+    ``first[r + 1] - 1``, in pair order): their pair, old slot and size, where the grown hull starts in ``vertices``
+    and its size, its perimeter and the increase of the node's. One array per field, not rows of a table: a row
+    would be a view, and numba counts the references to a view at every call that takes one.
     """
 
     path: np.ndarray  # int64 (levels,)
     outside_from: np.ndarray  # int64 (n_pairs,)
     first: np.ndarray  # int64 (levels + 1,)
-    index: np.ndarray  # int64 (5, levels * n_pairs): rows PAIR, START, SIZE, AT, GROWN
-    value: np.ndarray  # float64 (2, levels * n_pairs): rows PERIMETER, INCREASE
+    pair: np.ndarray  # int64 (levels * n_pairs,) for each grown hull
+    start: np.ndarray  # int64, its old slot
+    size: np.ndarray  # int64, its old size
+    at: np.ndarray  # int64, where it grows in ``vertices``
+    grown: np.ndarray  # int64, its size grown
+    perimeter: np.ndarray  # float64, its perimeter grown
+    increase: np.ndarray  # float64, the increase of the node's
     vertices: np.ndarray  # int32 (room for grown hulls,)
 
 
-PAIR, START, SIZE, AT, GROWN = 0, 1, 2, 3, 4  # rows of Growth.index
-PERIMETER, INCREASE = 0, 1  # rows of Growth.value
 LEVELS = 64  # the levels of a path a kernel call's Growth holds
 
 
 @numba.njit(cache=True, nogil=True)
 def growth(n_pairs, levels, vertices):
     """Room for the hull work of updates whose paths have ``levels`` levels and grown hulls ``vertices`` vertices."""
+    n = levels * n_pairs
     return Growth(
         np.empty(levels, np.int64),
         np.empty(n_pairs, np.int64),
         np.empty(levels + 1, np.int64),
-        np.empty((5, levels * n_pairs), np.int64),
-        np.empty((2, levels * n_pairs)),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n),
+        np.empty(n),
         np.empty(vertices, np.int32),
     )
 
@@ -114,13 +124,14 @@ def _descend(tree, z, pairs, path):
         if depth < path.shape[0]:
             path[depth] = node
         depth += 1
-        if tree.left[node] == NO_NODE:
+        left, right = tree.left[node], tree.right[node]
+        if left == NO_NODE:
             return depth
-        node = tree.left[node] if goes_left(tree, node, z, pairs) else tree.right[node]
+        node = left if goes_left(tree, node, z, pairs) else right
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _outside_from(tree, pool, X, i, pairs, path, depth, outside_from):
+@numba.njit(cache=True, nogil=True)
+def _outside_from(hulls, pool, X, i, pairs, path, depth, outside_from):
     """outside_from[p]: the level of the path from which point i is outside the nodes' hulls in pair p (depth when
     it is inside them all); returns the least.
 
@@ -138,10 +149,10 @@ def _outside_from(tree, pool, X, i, pairs, path, depth, outside_from):
             if level < low:
                 step, level = 0, (low + high) >> 1
             node = path[level]
-            row = tree.hull_row[node]
-            where = locate(X, pool, tree.hull_start[row, p], tree.hull_size[row, p], d1, d2, z1, z2)
+            row = hulls.hull_row[node]
+            where = locate(X, pool, hulls.hull_start[row, p], hulls.hull_size[row, p], d1, d2, z1, z2)
             if where == UNDECIDED:  # contains decides, exactly
-                where = contains(X, vertices(tree, pool, node, p), hull_size(tree, node, p), d1, d2, z1, z2)
+                where = contains(X, vertices(hulls, pool, node, p), hull_size(hulls, node, p), d1, d2, z1, z2)
             if where == 0:
                 high, step = level, 2 * step
             else:
@@ -151,60 +162,83 @@ def _outside_from(tree, pool, X, i, pairs, path, depth, outside_from):
     return top
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _list_grown(tree, pairs, path, depth, top, outside_from, first, index):
+@numba.njit(cache=True, nogil=True)
+def _list_grown(tree, pairs, depth, top, work):
     """List the hulls an update grows (``Growth``): at each level from ``top`` on, in pair order, those the point is
     outside of, with their slots and where their grown copies go; returns the vertices they take."""
     n, at = 0, 0
     for level in range(top, depth):
-        row = tree.hull_row[path[level]]
-        first[level - top] = n
+        row = tree.hull_row[work.path[level]]
+        work.first[level - top] = n
         for p in range(pairs.shape[0]):
-            if outside_from[p] <= level:
-                index[PAIR, n], index[START, n], index[SIZE, n] = p, tree.hull_start[row, p], tree.hull_size[row, p]
-                index[AT, n] = at
-                at += index[SIZE, n] + 1
+            if work.outside_from[p] <= level:
+                work.pair[n], work.start[n], work.size[n] = p, tree.hull_start[row, p], tree.hull_size[row, p]
+                work.at[n] = at
+                at += work.size[n] + 1
                 n += 1
-    first[depth - top] = n
+    work.first[depth - top] = n
     return at
 
 
 @numba.njit(cache=True, nogil=True)
-def _grow_level(hulls, pool, X, i, pairs, node, row, work):
+def _grow_level(hull_row, perimeter, pool, X, i, pairs, node, row, work):
     """The hulls of the node at level ``top + row`` with point i added, in the pairs i is outside of there, their
     perimeters and the increases of the node's; returns the sum of the increases (the rate of a cut separating i
-    from the node). Levels are grown one by one as the walk down reaches them: it may stop above the leaf."""
-    index, value, grown = work.index, work.value, work.vertices
+    from the node), or NaN when ``hulls_with`` left a hull UNDECIDED (``_grow_undecided`` then decides). Levels are
+    grown one by one as the walk down reaches them: it may stop above the leaf."""
     begin, end = work.first[row], work.first[row + 1]
-    starts, sizes, planes, at, grown_size = index[START], index[SIZE], index[PAIR], index[AT], index[GROWN]
-    if hulls_with(X, pool, starts, sizes, planes, pairs, i, grown, at, grown_size, begin, end) > 0:
-        for e in range(begin, end):  # the hulls left UNDECIDED, with the exact predicates
-            if grown_size[e] == UNDECIDED:
-                p, out = planes[e], grown[at[e] : at[e] + sizes[e] + 1]
-                grown_size[e] = hull_with(X, vertices(hulls, pool, node, p), sizes[e], i, pairs[p, 0], pairs[p, 1], out)
-    total = 0.0
+    undecided = hulls_with(
+        X, pool, work.start, work.size, work.pair, pairs, i, work.vertices, work.at, work.grown, begin, end
+    )
+    if undecided > 0:
+        return np.nan
+    return _increases(hull_row, perimeter, X, pairs, node, begin, end, work)
+
+
+@numba.njit(cache=True, nogil=True)
+def _increases(hull_row, perimeter, X, pairs, node, begin, end, work):
+    """The perimeters of the grown hulls begin..end-1 of the node and the increases of its own; returns their sum."""
+    total, row = 0.0, hull_row[node]
     for e in range(begin, end):
-        p = index[PAIR, e]
-        value[PERIMETER, e] = perimeter_at(X, grown, index[AT, e], index[GROWN, e], pairs[p, 0], pairs[p, 1])
-        value[INCREASE, e] = max(value[PERIMETER, e] - hulls.perimeter[hulls.hull_row[node], p], 0.0)
-        total += value[INCREASE, e]
+        p = work.pair[e]
+        work.perimeter[e] = perimeter_at(X, work.vertices, work.at[e], work.grown[e], pairs[p, 0], pairs[p, 1])
+        work.increase[e] = max(work.perimeter[e] - perimeter[row, p], 0.0)
+        total += work.increase[e]
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow_undecided(hulls, pool, X, i, pairs, node, row, work):
+    """``_grow_level`` when ``hulls_with`` left a hull UNDECIDED: the exact predicates decide (``hull_with``)."""
+    begin, end = work.first[row], work.first[row + 1]
+    _decide_grown(hulls, pool, X, i, pairs, node, begin, end, work)
+    return _increases(hulls.hull_row, hulls.perimeter, X, pairs, node, begin, end, work)
+
+
+@numba.njit(cache=True, nogil=True)
+def _decide_grown(hulls, pool, X, i, pairs, node, begin, end, work):
+    """The grown hulls ``hulls_with`` left UNDECIDED, with the exact predicates (``hull_with``)."""
+    for e in range(begin, end):
+        if work.grown[e] == UNDECIDED:
+            p, at = work.pair[e], work.at[e]
+            out = work.vertices[at : at + work.size[e] + 1]
+            work.grown[e] = hull_with(X, vertices(hulls, pool, node, p), work.size[e], i, pairs[p, 0], pairs[p, 1], out)
 
 
 @numba.njit(cache=True, nogil=True)
 def _store_levels(tree, pool, top, stop, work):
     """The hulls grown at levels top..stop-1 of the path stored in their nodes; returns the pool (grown once, if it
     must, for them all)."""
-    index, value, first, hulls = work.index, work.value, work.first, slots(tree)
+    first, hulls = work.first, slots(tree)
     need = 0
     for level in range(top, stop):
         for e in range(first[level - top], first[level - top + 1]):
-            need += slot_room(hulls, work.path[level], index[PAIR, e], index[GROWN, e])
+            need += slot_room(hulls, work.path[level], work.pair[e], work.grown[e])
     pool = with_pool_room(hulls, pool, need)
     for level in range(top, stop):
         for e in range(first[level - top], first[level - top + 1]):
-            node, p = work.path[level], index[PAIR, e]
-            set_hull(hulls, pool, node, p, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
+            node, p = work.path[level], work.pair[e]
+            set_hull(hulls, pool, node, p, work.vertices, work.at[e], work.grown[e], work.perimeter[e])
     return pool
 
 
@@ -304,14 +338,14 @@ def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pai
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _room_above(tree, node, begin, end, index):
-    """The pool room the hulls of a new node above ``node`` take: its grown ones (index[:, begin:end]), its
+def _room_above(tree, node, begin, end, work):
+    """The pool room the hulls of a new node above ``node`` take: its grown ones (``work``'s begin..end-1), its
     others."""
     need, row = 0, tree.hull_row[node]
     for q in range(tree.hull_size.shape[1]):
         need += slot_length(tree.hull_size[row, q])
     for e in range(begin, end):
-        need += slot_length(index[GROWN, e]) - slot_length(index[SIZE, e])
+        need += slot_length(work.grown[e]) - slot_length(work.size[e])
     return need
 
 
@@ -325,8 +359,8 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
     leaf = new_node(tree, above)
     replace_child(tree.left, tree.right, tree.root, parent, node, above)
     tree.parent[node] = above
-    index, value, begin, end = work.index, work.value, work.first[row], work.first[row + 1]  # the grown, by pair
-    p = index[PAIR, begin + choose_proportional(value[INCREASE, begin:end], total, rng)]
+    begin, end = work.first[row], work.first[row + 1]  # the grown, by pair
+    p = work.pair[begin + choose_proportional(work.increase[begin:end], total, rng)]
     z = X[i]
     d1, d2 = pairs[p, 0], pairs[p, 1]
     theta, u = sample_separating_cut(
@@ -347,11 +381,11 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
         tree.stats[above, k] = tree.stats[node, k]
     _add_target(tree.stats, above, Y[i], onehot, 1.0)
     hulls = slots(tree)
-    pool = with_pool_room(hulls, pool, _room_above(tree, node, begin, end, index))
+    pool = with_pool_room(hulls, pool, _room_above(tree, node, begin, end, work))
     e, row = begin, tree.hull_row[node]
     for q in range(pairs.shape[0]):
-        if e < end and index[PAIR, e] == q:
-            set_hull(hulls, pool, above, q, work.vertices, index[AT, e], index[GROWN, e], value[PERIMETER, e])
+        if e < end and work.pair[e] == q:
+            set_hull(hulls, pool, above, q, work.vertices, work.at[e], work.grown[e], work.perimeter[e])
             e += 1
         else:
             start, h = np.int64(tree.hull_start[row, q]), np.int64(tree.hull_size[row, q])
@@ -361,7 +395,7 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
     return pool
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room):
     """Algorithm 4 (cBSP) for the stored point i with the budget of the current number of points.
 
@@ -397,17 +431,21 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
         work = growth(pairs.shape[0], depth, room.vertices.shape[0])
         _descend(tree, z, pairs, work.path)
     grown_depth = depth - 1 if not has_hulls(tree, work.path[depth - 1]) else depth  # the levels whose hulls i grows
-    top = _outside_from(tree, pool, X, i, pairs, work.path, grown_depth, work.outside_from)
-    need = _list_grown(tree, pairs, work.path, grown_depth, top, work.outside_from, work.first, work.index)
+    hulls = slots(tree)
+    top = _outside_from(hulls, pool, X, i, pairs, work.path, grown_depth, work.outside_from)
+    need = _list_grown(tree, pairs, grown_depth, top, work)
     if need > work.vertices.shape[0]:  # large hulls: room of their own
-        work = Growth(work.path, work.outside_from, work.first, work.index, work.value, np.empty(need, np.int32))
-    start, hulls = 0.0, slots(tree)
+        work = Growth(*work[:-1], np.empty(need, np.int32))
+    start = 0.0
     for level in range(depth):
         node = work.path[level]
         is_leaf = level == depth - 1
+        total = 0.0
+        if top <= level < grown_depth:
+            total = _grow_level(tree.hull_row, tree.perimeter, pool, X, i, pairs, node, level - top, work)
+            if total != total:
+                total = _grow_undecided(hulls, pool, X, i, pairs, node, level - top, work)
         if is_leaf and (tree.stats[node, 0] <= MAX_UNCUT or leaf_sampling == TEXT):
-            if top <= level < grown_depth:
-                _grow_level(hulls, pool, X, i, pairs, node, level - top, work)
             pool = _store_levels(tree, pool, top, grown_depth, work)
             add_point(tree.first_point, next_point, node, i)
             _add_target(tree.stats, node, Y[i], onehot, 1.0)
@@ -420,7 +458,6 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
             if tree.stats[node, 0] > MAX_UNCUT:
                 pool = hull_cut(tree, pool, node, start, budget, next_point, X, Y, onehot, pairs, rate_scale, rng)
             return pool
-        total = _grow_level(hulls, pool, X, i, pairs, node, level - top, work) if level >= top else 0.0
         limit = tree.sampled_until[node] if is_leaf else tree.split_time[node]
         if total > 0.0:
             time = start + rng.exponential(1.0 / (rate_scale * total))
@@ -462,21 +499,21 @@ def _insert_points(
     return pool, end, 0
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _leaf_reached(tree, z, pairs):
     """The leaf whose cell holds z; NO_NODE in the empty tree."""
     return NO_NODE if tree.root[0] == NO_NODE else leaf_of(tree, z, pairs)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _has_room(tree, need):
     """Whether the tree has room for ``need`` more nodes and the rows of hull tables they may take, with one more
     (a small leaf that takes a fourth point)."""
     nodes = tree.n_nodes[0] + need <= tree.parent.shape[0]
-    return nodes and tree.hull_rows_used[0] + need + 1 <= tree.hull_start.shape[0]
+    return nodes & (tree.hull_rows_used[0] + need + 1 <= tree.hull_start.shape[0])
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _room_needed(tree, leaf):
     """The nodes inserting a point that reaches ``leaf`` may make: the root of the empty tree (leaf NO_NODE), a new
     node above another and a new leaf, or the cuts of the leaf with the point (2 per point it then holds, at most)."""
