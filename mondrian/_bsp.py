@@ -211,18 +211,12 @@ def _increases(hull_row, perimeter, X, pairs, node, begin, end, work):
 def _grow_undecided(hulls, pool, X, i, pairs, node, row, work):
     """``_grow_level`` when ``hulls_with`` left a hull UNDECIDED: the exact predicates decide (``hull_with``)."""
     begin, end = work.first[row], work.first[row + 1]
-    _decide_grown(hulls, pool, X, i, pairs, node, begin, end, work)
-    return _increases(hulls.hull_row, hulls.perimeter, X, pairs, node, begin, end, work)
-
-
-@numba.njit(cache=True, nogil=True)
-def _decide_grown(hulls, pool, X, i, pairs, node, begin, end, work):
-    """The grown hulls ``hulls_with`` left UNDECIDED, with the exact predicates (``hull_with``)."""
     for e in range(begin, end):
         if work.grown[e] == UNDECIDED:
             p, at = work.pair[e], work.at[e]
             out = work.vertices[at : at + work.size[e] + 1]
             work.grown[e] = hull_with(X, vertices(hulls, pool, node, p), work.size[e], i, pairs[p, 0], pairs[p, 1], out)
+    return _increases(hulls.hull_row, hulls.perimeter, X, pairs, node, begin, end, work)
 
 
 @numba.njit(cache=True, nogil=True)
