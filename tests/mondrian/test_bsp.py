@@ -323,3 +323,21 @@ def test_one_feature_duplicates_and_constant_features():
     X[:, 1] = 0.5
     clf = OnlineBSPForestClassifier(n_estimators=3, budget=50.0, random_state=0).fit(X, np.arange(200) % 2)
     assert np.all(np.isfinite(clf.predict_proba(X)))
+
+
+@pytest.mark.parametrize("rule", ["text", "law"])
+def test_hulls_grown_from_points_collinear_up_to_rounding_are_those_of_the_points(rule):
+    """Points on a line up to rounding leave signs the update's fast hull steps cannot decide (``hulls_with`` says
+    UNDECIDED); the exact steps then grow those hulls, and every stored hull and perimeter is still that of the
+    node's points."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 3000, 300)
+    X = np.column_stack([x, x * 0.13, rng.uniform(size=300)])
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    y = (x > 1000).astype(int) + (x > 2000)  # check_tree counts three classes
+    clf = OnlineBSPForestClassifier(n_estimators=2, budget=50.0, leaf_sampling=rule, random_state=0)
+    for start in range(0, 300, 100):
+        clf.partial_fit(X[start : start + 100], y[start : start + 100], classes=[0, 1, 2])
+    for tree in clf.trees_:
+        check_tree(clf, tree, 50.0)
+        check_slots(tree)
