@@ -10,8 +10,11 @@ from __future__ import annotations
 import functools
 import os
 import random
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +38,34 @@ def sqlite_file(uri: str) -> Path | None:
     return Path(uri.removeprefix("sqlite:///").split("?", 1)[0])
 
 
+@contextmanager
+def ctrl_c_after() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held back until the block has run, then raised as usual. A store call cut in the middle can
+    leave its SQLite connection holding the file's lock, referenced from the interrupt's traceback: the writes of the
+    stopping command itself (withdrawing its claims) then wait for that lock, attempt after attempt, for minutes.
+    Only where Python handles SIGINT (the main thread, a handler of its own installed); elsewhere the block just
+    runs."""
+    if threading.current_thread() is not threading.main_thread() or not callable(signal.getsignal(signal.SIGINT)):
+        yield
+        return
+    held: list[Any] = []
+    previous = signal.signal(signal.SIGINT, lambda *received: held.append(received))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            previous(*held[0])
+
+
 def retry_when_locked(call: Callable[..., Any], *args, **kwargs) -> Any:
     """``call(*args, **kwargs)``, tried again with a growing random wait while the store is locked by another writer.
-    A locked write is rolled back whole, so trying it again never writes twice."""
+    A locked write is rolled back whole, so trying it again never writes twice. Each attempt runs whole: a Ctrl-C
+    stops the command after it (``ctrl_c_after``), the waits between attempts stop at once."""
     for attempt in range(_ATTEMPTS):
         try:
-            return call(*args, **kwargs)
+            with ctrl_c_after():
+                return call(*args, **kwargs)
         except Exception as error:
             if _LOCKED not in str(error):
                 raise
