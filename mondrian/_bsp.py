@@ -21,7 +21,6 @@ built, bit for bit (``tests/mondrian/test_bsp_bit_for_bit.py``).
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from mondrian._bsp_nodes import (
@@ -40,7 +39,7 @@ from mondrian._bsp_nodes import (
     with_pool_room,
     with_room,
 )
-from mondrian._compile import drives
+from mondrian._compile import drives, kernel
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
@@ -60,7 +59,7 @@ SOFT, HARD = 0, 1  # the forest's vote
 LAW, TEXT = 0, 1  # how a leaf reached by a new point is sampled (``insert``)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_target(stats, node, y, onehot, sign):
     stats[node, 0] += sign
     if onehot:
@@ -96,7 +95,7 @@ class Growth(NamedTuple):
 LEVELS = 64  # the levels of a path a kernel call's Growth holds
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def growth(n_pairs, levels, vertices):
     """Room for the hull work of updates whose paths have ``levels`` levels and grown hulls ``vertices`` vertices."""
     n = levels * n_pairs
@@ -115,7 +114,7 @@ def growth(n_pairs, levels, vertices):
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _descend(tree, z, pairs, path):
     """The nodes from the root to the leaf whose cell holds z, into path (as far as it has room); returns their
     number. The way down depends on the cuts only, not on the hulls an update changes."""
@@ -130,7 +129,7 @@ def _descend(tree, z, pairs, path):
         node = left if goes_left(tree, node, z, pairs) else right
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _outside_from(hulls, pool, X, i, pairs, path, depth, outside_from):
     """outside_from[p]: the level of the path from which point i is outside the nodes' hulls in pair p (depth when
     it is inside them all); returns the least.
@@ -162,7 +161,7 @@ def _outside_from(hulls, pool, X, i, pairs, path, depth, outside_from):
     return top
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _list_grown(tree, pairs, depth, top, work):
     """List the hulls an update grows (``Growth``): at each level from ``top`` on, in pair order, those the point is
     outside of, with their slots and where their grown copies go; returns the vertices they take."""
@@ -180,7 +179,7 @@ def _list_grown(tree, pairs, depth, top, work):
     return at
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _grow_level(hull_row, perimeter, pool, X, i, pairs, node, row, work):
     """The hulls of the node at level ``top + row`` with point i added, in the pairs i is outside of there, their
     perimeters and the increases of the node's; returns the sum of the increases (the rate of a cut separating i
@@ -195,7 +194,7 @@ def _grow_level(hull_row, perimeter, pool, X, i, pairs, node, row, work):
     return _increases(hull_row, perimeter, X, pairs, node, begin, end, work)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _increases(hull_row, perimeter, X, pairs, node, begin, end, work):
     """The perimeters of the grown hulls begin..end-1 of the node and the increases of its own; returns their sum."""
     total, row = 0.0, hull_row[node]
@@ -207,7 +206,7 @@ def _increases(hull_row, perimeter, X, pairs, node, begin, end, work):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _grow_undecided(hulls, pool, X, i, pairs, node, row, work):
     """``_grow_level`` when ``hulls_with`` left a hull UNDECIDED: the exact predicates decide (``hull_with``)."""
     begin, end = work.first[row], work.first[row + 1]
@@ -219,7 +218,7 @@ def _grow_undecided(hulls, pool, X, i, pairs, node, row, work):
     return _increases(hulls.hull_row, hulls.perimeter, X, pairs, node, begin, end, work)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _store_levels(tree, pool, top, stop, work):
     """The hulls grown at levels top..stop-1 of the path stored in their nodes; returns the pool (grown once, if it
     must, for them all)."""
@@ -236,7 +235,7 @@ def _store_levels(tree, pool, top, stop, work):
     return pool
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, work):
     """The hulls of a leaf in every pair, computed from its points rows[:n] as the tree builds them (it was made with
     the last ``initial``, ``leaf_hull_into``), through ``out`` and ``work``; returns the pool. For a leaf a cut makes
@@ -250,7 +249,7 @@ def _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, work):
     return pool
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rng):
     """Cut the leaf at ``time`` in a pair drawn proportionally to its perimeter; returns (pool, left, right) with
     the leaf's points, statistics and hulls handed to the two new children (the caller made room for them)."""
@@ -290,7 +289,7 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
     return pool, left, right
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _cut_time(tree, node, start, budget, pairs, rate_scale, rng):
     """The node is sampled until ``budget``: (the time of its cut after ``start``, inf for a block that cannot be
     cut; the sum of its perimeters)."""
@@ -305,7 +304,7 @@ def _cut_time(tree, node, start, budget, pairs, rate_scale, rng):
     return start + rng.exponential(1.0 / (rate_scale * total)), total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pairs, rate_scale, rng):
     """Algorithm 5 (HullCut) below the leaf from ``start_time``: cuts before ``budget``; every leaf it leaves has
     been sampled until ``budget``. Returns the pool."""
@@ -331,7 +330,7 @@ def hull_cut(tree, pool, leaf, start_time, budget, next_point, X, Y, onehot, pai
     return pool
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _room_above(tree, node, begin, end, work):
     """The pool room the hulls of a new node above ``node`` take: its grown ones (``work``'s begin..end-1), its
     others."""
@@ -343,7 +342,7 @@ def _room_above(tree, node, begin, end, work):
     return need
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total, time, rng, work):
     """Algorithm 6: a cut at ``time`` that separates point i from the node's hull, in a new node above it; the node
     is demoted under it, beside a new leaf holding i. The node's grown hulls (level ``top + row`` of ``work``) go
@@ -389,7 +388,7 @@ def _new_parent(tree, pool, node, row, i, next_point, X, Y, onehot, pairs, total
     return pool
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room):
     """Algorithm 4 (cBSP) for the stored point i with the budget of the current number of points.
 
@@ -471,13 +470,13 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
     return pool
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def budget_at(n, budget_scale, budget_exponent):
     """tau_n = budget_scale * n^budget_exponent (exponent 1/(d+2) for the paper's schedule, 0 for a fixed budget)."""
     return budget_scale * float(n) ** budget_exponent
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _insert_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     rng, room,
@@ -493,13 +492,13 @@ def _insert_points(
     return pool, end, 0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _leaf_reached(tree, z, pairs):
     """The leaf whose cell holds z; NO_NODE in the empty tree."""
     return NO_NODE if tree.root[0] == NO_NODE else leaf_of(tree, z, pairs)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _has_room(tree, need):
     """Whether the tree has room for ``need`` more nodes and the rows of hull tables they may take, with one more
     (a small leaf that takes a fourth point)."""
@@ -507,7 +506,7 @@ def _has_room(tree, need):
     return nodes & (tree.hull_rows_used[0] + need + 1 <= tree.hull_start.shape[0])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _room_needed(tree, leaf):
     """The nodes inserting a point that reaches ``leaf`` may make: the root of the empty tree (leaf NO_NODE), a new
     node above another and a new leaf, or the cuts of the leaf with the point (2 per point it then holds, at most)."""
@@ -547,7 +546,7 @@ def learn(
     return tree
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_leaf_prediction(stats, leaf, onehot, vote, out):
     count = stats[leaf, 0]
     if not onehot:
@@ -559,7 +558,7 @@ def _add_leaf_prediction(stats, leaf, onehot, vote, out):
             out[k] += stats[leaf, 1 + k] / count
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict(tree, X, onehot, pairs, vote, out):
     """out[i] += the tree's prediction at X[i]: its leaf's label distribution (or a vote for its majority label),
     or its mean target."""
@@ -567,7 +566,7 @@ def predict(tree, X, onehot, pairs, vote, out):
         _add_leaf_prediction(tree.stats, leaf_of(tree, X[i], pairs), onehot, vote, out[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _progressive_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     vote, rng, prior, out, room,

@@ -23,9 +23,9 @@ tree.
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, grown
 from mondrian._points import NO_POINT
 
@@ -106,7 +106,7 @@ def with_room(tree: BSPArrays, n_new: int, n_new_hulls: int) -> BSPArrays:
     return BSPArrays(*node_arrays, *hull_tables, *rest)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def new_node(tree, parent):
     """Index of a fresh leaf under ``parent`` (room was made before the kernel ran, ``with_room``)."""
     node = tree.n_nodes[0]
@@ -124,7 +124,7 @@ def new_node(tree, parent):
     return node
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def vertices(tree, pool, node, p):
     """The vertices of the node's stored hull in pair p (a view into the pool, which the kernels hold apart from the
     tree: it may grow while they run, ``set_hull``)."""
@@ -133,19 +133,19 @@ def vertices(tree, pool, node, p):
     return pool[start : start + tree.hull_size[row, p]]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def hull_size(tree, node, p):
     """The number of vertices of the node's hull in pair p, as int64 (what the hull functions are compiled for)."""
     return np.int64(tree.hull_size[tree.hull_row[node], p])
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def perimeters(tree, node):
     """The perimeters of the node's hulls, by pair (a view into its row of the hull tables)."""
     return tree.perimeter[tree.hull_row[node]]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def slot_class(size):
     """The class of the slot that holds a hull of ``size`` vertices: the size itself up to ``EXACT``; above, EXACT + c
     for the least c with 2^c >= size."""
@@ -157,13 +157,13 @@ def slot_class(size):
     return EXACT + c
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def class_length(c):
     """The length of the slots of class c (``slot_class``)."""
     return c if c <= EXACT else 1 << (c - EXACT)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def slot_length(size):
     """The length of the slot that holds a hull of ``size`` vertices."""
     return class_length(slot_class(size))
@@ -183,7 +183,7 @@ class Slots(NamedTuple):
     free_slots: np.ndarray
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def slots(tree):
     """The tree's ``Slots``."""
     return Slots(
@@ -192,7 +192,7 @@ def slots(tree):
     )  # fmt: skip
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def slot_room(slots, node, p, size):
     """The room at the end of the pool ``set_hull`` may take to store a hull of ``size`` vertices for the node in pair
     p: none when the node's slot is of its class, else a slot of its class."""
@@ -201,7 +201,7 @@ def slot_room(slots, node, p, size):
     return 0 if old > 0 and slot_class(size) == slot_class(old) else slot_length(size)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def with_pool_room(slots, pool, room):
     """``pool`` if it has ``room`` entries beyond those in use, else a copy grown by a quarter at least (the caller
     passes it on). Offsets are int32: a pool holds at most MAX_POOL entries."""
@@ -216,7 +216,7 @@ def with_pool_room(slots, pool, room):
     return larger
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def set_hull(slots, pool, node, p, rows, at, size, perimeter):
     """Store rows[at : at + size] as the node's hull in pair p, with its perimeter; the pool has room for it
     (``slot_room``, ``with_pool_room``: a kernel grows it once for all the hulls it stores at a step).
@@ -254,7 +254,7 @@ def set_hull(slots, pool, node, p, rows, at, size, perimeter):
     slots.perimeter[row, p] = perimeter
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def goes_left(tree, node, x, pairs):
     """Whether the point x (all its features) is on or below the node's cut line."""
     p = tree.pair[node]
@@ -262,7 +262,7 @@ def goes_left(tree, node, x, pairs):
     return along <= tree.position[node]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def leaf_of(tree, x, pairs):
     """The leaf whose cell holds x (any point of the space: the cuts' sides route it)."""
     node = tree.root[0]

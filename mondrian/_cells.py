@@ -9,10 +9,9 @@ lam, x's cell is the first node of its path whose split time is >= lam. A cell w
 ``empty`` (MGS20: 0).
 """
 
-import numba
 import numpy as np
 
-from mondrian._compile import drives
+from mondrian._compile import drives, kernel
 from mondrian._nodes import NO_NODE
 from mondrian._process import partition_around_from, sample_partition_around
 from mondrian._route import path_of
@@ -30,7 +29,7 @@ def sample(tree, X, lifetime, rng):
     return sample_partition_around(tree, X, np.arange(X.shape[0]), lifetime, rng, leaves), leaves
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def count(tree, stats, y, onehot, leaves):
     """stats += each point i (target y[i]) in its leaf ``leaves[i]`` and in every cell above it."""
     for i in range(y.shape[0]):
@@ -44,7 +43,7 @@ def count(tree, stats, y, onehot, leaves):
             node = tree.parent[node]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_cell_mean(stats, node, empty, out):
     """out += the mean encoded target of the node's cell, or ``empty`` when the cell holds no training point."""
     points = stats[node, 0]
@@ -52,7 +51,7 @@ def _add_cell_mean(stats, node, empty, out):
         out[k] += stats[node, 1 + k] / points if points > 0.0 else empty
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict_nested(tree, stats, X, lifetimes, empty, out):
     """out[l, i] += the prediction at X[i] of the tree pruned at lifetimes[l] (increasing, at most the sampled
     lifetime), all from one walk down X[i]'s path: the split times grow along it."""

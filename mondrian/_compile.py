@@ -1,15 +1,25 @@
-"""The first compile, announced. numba compiles a kernel the first time it runs on a machine (5 to 10 s for an
-estimator's first fit, about 18 s for the BSP forests, measured by ``make bench``) and loads it from its cache
-afterwards; a user waiting for a first ``fit`` is told so once per process, on the ``mondrian`` logger at WARNING
-(shown by Python's last-resort handler when logging is not configured; ``logging.getLogger("mondrian").setLevel(
-logging.ERROR)`` silences it).
+"""How the kernels are compiled (``kernel``), and the first compile, announced. numba compiles a kernel the first time
+it runs on a machine (4 to 8 s for an estimator's first fit, about 25 s for the BSP forests, measured by ``make bench``)
+and loads it from its cache afterwards; a user waiting for a first ``fit`` is told so once per process, on the
+``mondrian`` logger at WARNING (shown by Python's last-resort handler when logging is not configured;
+``logging.getLogger("mondrian").setLevel(logging.ERROR)`` silences it).
 """
 
 import logging
 import os
 
+import numba
+
 logger = logging.getLogger("mondrian")
 _announced = False
+
+
+def kernel(function=None, *, inline="never"):
+    """``numba.njit`` as the library compiles its kernels: cached on disk, releasing the GIL, and without the C callback
+    wrapper numba otherwise compiles beside every function (for ``ctypes`` and ``cfunc`` callers, which the library
+    never has; about a tenth of a cold first fit). ``@kernel`` or ``@kernel(inline="always")``."""
+    options = {"cache": True, "nogil": True, "no_cfunc_wrapper": True, "inline": inline}
+    return numba.njit(**options) if function is None else numba.njit(function, **options)
 
 
 def drives(kernel):

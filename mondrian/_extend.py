@@ -5,9 +5,9 @@ inlined costs reference counting on every array it is passed (a tree is ten), an
 functions.
 """
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, add_node, replace_child
 from mondrian._process import choose_proportional, set_split, store_uniform_below
 from mondrian._route import path_of
@@ -20,13 +20,13 @@ KEEP_PAUSED_LEAVES = 2  # LRT14's paused blocks: not if the leaf is paused (one 
 KEEP_LEAVES = 3  # never: x joins the leaf (a block too small to be cut: the increasing lifetime's min_samples_split)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gap(low, high, v):
     """e_l + e_u in one dimension: how far v lies outside [low, high]."""
     return low - v if v < low else (v - high if v > high else 0.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _extension(lower, upper, x, out):
     """out = e_l + e_u, how far x lies outside [lower, upper] per dimension; returns the sum."""
     total = 0.0
@@ -37,7 +37,7 @@ def _extension(lower, upper, x, out):
     return total
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def extension_rate(lower, upper, j, x):
     """sum(e_l + e_u) for node j's box: the rate of extension splits above j."""
     total = 0.0
@@ -46,7 +46,7 @@ def extension_rate(lower, upper, j, x):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _outside(lower, upper, j, x):
     """x lies outside node j's box [lower[j], upper[j]] (the common case, inside, reads the box once)."""
     for d in range(x.shape[0]):  # noqa: SIM110 (a loop with an early return compiles to less than any())
@@ -55,7 +55,7 @@ def _outside(lower, upper, j, x):
     return False
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def first_outside(lower, upper, path, n, x):
     """The first node of the root-to-leaf path path[:n] whose box does not hold x (n if all do). Boxes are nested (a
     node's box holds its children's), so the nodes holding x come first. x mostly leaves only the last few boxes, or
@@ -78,7 +78,7 @@ def first_outside(lower, upper, path, n, x):
     return first
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _enclose(lower, upper, j, x):
     """Grow node j's box to hold x."""
     for d in range(x.shape[0]):
@@ -86,7 +86,7 @@ def _enclose(lower, upper, j, x):
         upper[j, d] = max(upper[j, d], x[d])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def insert_parent_above(tree, stats, j, x, time, rng):
     """New split at ``time`` just above j separating j's box from x, in a dimension drawn proportionally to how far x
     lies outside the box in each; x goes to a new leaf, which is returned.
@@ -113,13 +113,13 @@ def insert_parent_above(tree, stats, j, x, time, rng):
     return leaf
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _pure_at(stats, node, y):
     """Every label the node has seen equals y (statistics: column 0 the count, column 1 + k class k's count)."""
     return stats[node, 0] > 0.0 and stats[node, 1 + int(y)] == stats[node, 0]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def extend(tree, stats, x, y, lifetime, leaf_rule, rng, path):
     """ExtendMondrianTree(T, lifetime, x): returns the leaf that x ends in.
 
@@ -137,7 +137,7 @@ def extend(tree, stats, x, y, lifetime, leaf_rule, rng, path):
     return extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, path_of(tree, x, lifetime, path))
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def is_paused(tree, stats, j):
     """LRT14's paused block: all its labels are the same (statistics: column 1 + k the count of class k), or its
     range has size 0."""
@@ -152,7 +152,7 @@ def is_paused(tree, stats, j):
     return True
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _may_split(tree, stats, j, y, leaf, leaf_rule):
     if not leaf or leaf_rule == SPLIT_LEAVES:
         return True
@@ -163,7 +163,7 @@ def _may_split(tree, stats, j, y, leaf, leaf_rule):
     return not is_paused(tree, stats, j)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     """Where ``extend_along`` splits: down x's root-to-leaf path path[:n], from the first box that does not hold x
     (``first_outside``; rate 0 above), an extension split appears above each node j at the time drawn, if before
@@ -181,14 +181,14 @@ def extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     return n, np.inf
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def extend_along(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     """``extend`` in a non-empty tree, given x's root-to-leaf path path[:n] (``path_of``)."""
     i, time = extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n)
     return path[n - 1] if i == n else insert_parent_above(tree, stats, path[i], x, time, rng)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def path_after(tree, path, n, leaf):
     """Make path[:n], x's root-to-leaf path before ``extend`` (n = 0: the tree was empty), the path to ``leaf``, the
     leaf x ended in; returns its length. Either x stayed in path[n - 1], or a new parent p was inserted above some

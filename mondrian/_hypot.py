@@ -9,8 +9,9 @@ bit where ``np.hypot`` is glibc's (``tests/mondrian/test_hypot.py`` compares the
 Inputs are finite (coordinate differences).
 """
 
-import numba
 import numpy as np
+
+from mondrian._compile import kernel
 
 _LARGE = 2.0**511  # above: scaled down (the squares would overflow)
 _TINY = 2.0**-459  # below: scaled up (they would underflow)
@@ -18,7 +19,7 @@ _EPS = 2.0**-54  # a side below EPS times the other adds nothing but rounding: t
 _SCALE = 2.0**600
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _corrected(ax, ay):
     """The length for ax >= ay >= 0 whose squares and their difference neither overflow nor underflow.
 
@@ -32,7 +33,7 @@ def _corrected(ax, ay):
     return h - (near if h <= ay + ay else far) / (h + h)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _scaled(ax, ay):
     """``hypot`` for ax >= ay >= 0 out of the common range: scaled, or the sum when one side is negligible."""
     if ax > _LARGE:
@@ -44,7 +45,7 @@ def _scaled(ax, ay):
     return _corrected(ax * _SCALE, ay * _SCALE) / _SCALE
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def hypot(x, y):
     """sqrt(x^2 + y^2) for finite x and y, as glibc's ``hypot`` rounds it.
 

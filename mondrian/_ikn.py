@@ -26,10 +26,9 @@ into an empty tree is sampled at once (``sample_block``). LRT14's paused blocks,
 in ``_paused``.
 """
 
-import numba
 import numpy as np
 
-from mondrian._compile import drives
+from mondrian._compile import drives, kernel
 from mondrian._extend import SPLIT_LEAVES, extend, extend_along, extension_rate, first_outside, path_after
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
@@ -52,13 +51,13 @@ def kernel_params(gamma: float) -> np.ndarray:
     return np.array([gamma])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _discount(gamma, delta):
     """d = exp(-gamma * delta); 0 when gamma = inf (also for delta = 0, where the product is undefined)."""
     return 0.0 if gamma == np.inf else np.exp(-gamma * delta)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _expected_discount(eta, gamma, delta):
     """E[exp(-gamma E) | E < delta] for E ~ Exp(eta): the mean discount of a new node inserted at tau_parent + E.
     eta / (eta + gamma) * (1 - exp(-(eta + gamma) delta)) / (1 - exp(-eta delta)), eta / (eta + gamma) when
@@ -68,7 +67,7 @@ def _expected_discount(eta, gamma, delta):
     return eta / (eta + gamma) * np.expm1(-(eta + gamma) * delta) / np.expm1(-eta * delta)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _posterior(stats, node, discount, base, out):
     """out = the IKN posterior mean of a node with the counts of ``node``, discount d and base G_parent:
     (c_k - d t_k + d t base_k) / c; the base itself when c = 0."""
@@ -89,7 +88,7 @@ def _posterior(stats, node, discount, base, out):
         out[k] = (c - discount * min(c, 1.0) + share * base[k]) / customers
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out):
     """out += P(no split higher up) * p_sep * G_new: an extension to x, eta outside j's range, splits just above j
     with probability p_sep = 1 - exp(-eta delta), x then sits below a new node with j's counts, base G_parent(j)
@@ -104,7 +103,7 @@ def _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out):
     return not_separated
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
     """out += the tree's prediction at x, averaged over the extensions of the tree to x; the model is unchanged.
     ``base`` and ``g`` are scratch rows of K entries. Leaves x's root-to-leaf path in ``path``; returns its length."""
@@ -131,7 +130,7 @@ def add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
     return n
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _seat(stats, path, n, label):
     """Count a point of class ``label`` at the leaf path[n - 1] and at its ancestors path[:n - 1]: every node's
     column 0 grows; the label's IKN count grows at the leaf, then at each parent as long as the child below opened a
@@ -145,7 +144,7 @@ def _seat(stats, path, n, label):
             stats[node, label] += 1.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def learn_one(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     """Extend the tree by (x, y) and keep every IKN count exact. A new parent p above j (``extend`` copied j's row
     to it) gets c(p) = t(j) + t(new leaf): j's tables here, x's table through ``_seat``. path[:n] is x's
@@ -169,7 +168,7 @@ def learn_one(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     return leaf
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def count_up(tree, stats, lifetime, top):
     """Column 0 and the IKN counts of every internal node of the subtree of ``top`` from its children's, children
     first, given the leaves'."""
@@ -195,7 +194,7 @@ def count_up(tree, stats, lifetime, top):
             stats[node, k] = min(stats[a, k], 1.0) + min(stats[b, k], 1.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _sample_first(tree, stats, X, y, lifetime, rng):
     """``learn`` into an empty tree: the points sampled at once, the counts then computed bottom-up."""
     n = X.shape[0]
@@ -209,7 +208,7 @@ def _sample_first(tree, stats, X, y, lifetime, rng):
     count_up(tree, stats, lifetime, tree.root[0])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_each(tree, stats, X, y, lifetime, rng):
     """``learn`` into a non-empty tree: online extension point by point, the counts updated along the path."""
     path = np.empty(capacity(tree), np.int64)
@@ -232,7 +231,7 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         _learn_each(tree, stats, X, y, lifetime, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def prediction_scratch(tree, onehot, n_classes):
     """Scratch room for ``add_prediction``: a root-to-leaf path and two rows of class probabilities."""
     if not onehot:
@@ -240,7 +239,7 @@ def prediction_scratch(tree, onehot, n_classes):
     return np.empty(capacity(tree), np.int64), np.empty(n_classes), np.empty(n_classes)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _posteriors(tree, stats, lifetime, gamma, table):
     """table[j] = G_j, the posterior mean of every node j of the tree pruned at ``lifetime`` (parents first)."""
     left, right, parent, split_time = tree.left, tree.right, tree.parent, tree.split_time
@@ -261,7 +260,7 @@ def _posteriors(tree, stats, lifetime, gamma, table):
             top += 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, g, out):
     """``add_prediction`` given every node's posterior mean (``_posteriors``; ``uniform`` the root's base): only
     the nodes whose box does not hold x, where an extension may separate it, are computed."""
@@ -283,7 +282,7 @@ def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, 
         out[k] += not_separated * leaf[k]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += the tree's IKN prediction at X[i], averaged over the extensions to X[i]; the model is unchanged.
     Many points (a node's posterior then serves several): the posteriors of all nodes first, once."""
@@ -299,7 +298,7 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
         _add_prediction_from(tree, stats, table, base, X[i], lifetime, params[0], path, g, out[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]); then learn it."""
     path, base, g = prediction_scratch(tree, onehot, out.shape[1])

@@ -15,10 +15,9 @@ hold as many count in R, and x does not split off a leaf that holds fewer with i
 batch is then learnt point by point.
 """
 
-import numba
 import numpy as np
 
-from mondrian._compile import drives
+from mondrian._compile import drives, kernel
 from mondrian._extend import KEEP_LEAVES, SPLIT_LEAVES, extend_along
 from mondrian._leaf_mean import add_prediction, add_target
 from mondrian._nodes import NO_NODE, add_node, capacity
@@ -27,13 +26,13 @@ from mondrian._process import choose_proportional, sample_block, set_split, unif
 from mondrian._route import path_of
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def lifetime_at(n_points, scale, n_features):
     """lam_n = scale * n^(1/(d+2)), MGS17's schedule (its experiments use scale 1)."""
     return scale * n_points ** (1.0 / (n_features + 2))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _linear_dimension(lower, upper, j):
     total = 0.0
     for d in range(lower.shape[1]):
@@ -41,13 +40,13 @@ def _linear_dimension(lower, upper, j):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _leaf_rate(tree, stats, j, min_split):
     """Leaf j's part of R: the linear dimension of its range if it holds at least ``min_split`` points, else 0."""
     return _linear_dimension(tree.box_lower, tree.box_upper, j) if stats[j, 0] >= min_split else 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def total_rate(tree, stats, min_split):
     """R: the sum over the leaves that may split of the linear dimension of their range (the rate of the tree's next
     split)."""
@@ -58,7 +57,7 @@ def total_rate(tree, stats, min_split):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _pick_leaf(tree, stats, target, min_split):
     """The leaf where the running sum of the leaves' parts of R first exceeds ``target``."""
     acc = 0.0
@@ -74,7 +73,7 @@ def _pick_leaf(tree, stats, target, min_split):
     return last
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _refit(tree, stats, first, next_point, X, y, onehot, node, scratch):
     """The node's range and statistics from the points it holds."""
     n = points_of(first, next_point, node, scratch)
@@ -90,7 +89,7 @@ def _refit(tree, stats, first, next_point, X, y, onehot, node, scratch):
         add_target(stats, node, y[i], onehot)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, min_split, rng, scratch):
     """Split leaf j at ``time`` inside its range; its points go to the children. Returns the change of R."""
     sides = tree.box_upper[j] - tree.box_lower[j]
@@ -110,7 +109,7 @@ def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, min_split
     return _leaf_rate(tree, stats, left, min_split) + _leaf_rate(tree, stats, right, min_split) - before
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, min_split, rng, scratch):
     """Let the leaves split from lifetime ``old`` to ``new``; returns R afterwards."""
     time = old
@@ -123,7 +122,7 @@ def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, min_spl
     return rate
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale, rate, min_split, rng, path, scratch):
     """Point i of the store: extend at ``lifetime`` (lam_i), then raise to lam_{i+1}. Returns (lam_{i+1}, R)."""
     x = X[i]
@@ -140,7 +139,7 @@ def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale,
     return new, _raise(tree, stats, first, next_point, X, y, onehot, lifetime, new, rate, min_split, rng, scratch)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng):
     """Into an empty tree, points start..end-1 at once: MT(lam_end, data). Returns lam_end."""
     lifetime = lifetime_at(end, scale, X.shape[1])
@@ -163,7 +162,7 @@ def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_s
     return _learn_each(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_each(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng):
     """``learn`` point by point (the first one alone into an empty tree)."""
     if tree.root[0] == NO_NODE:
@@ -180,7 +179,7 @@ def _learn_each(tree, stats, first, next_point, X, y, start, end, onehot, scale,
     return lifetime
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def progressive(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, params, rng, prior, out):
     """Progressive validation: out[i - start] += prediction at X[i] before learning point i; then learn it."""
     path = np.empty(capacity(tree), np.int64)

@@ -7,10 +7,9 @@ leaf average). Learning goes through the shared structural kernels; prediction i
 this separate kernel, so a smoother forecaster can replace it.
 """
 
-import numba
 import numpy as np
 
-from mondrian._compile import drives
+from mondrian._compile import drives, kernel
 from mondrian._extend import SPLIT_LEAVES, extend
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._process import sample_block
@@ -27,7 +26,7 @@ def kernel_params(hard_vote: bool = False) -> np.ndarray:
     return np.array([float(hard_vote)])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def add_target(stats, node, y, onehot):
     stats[node, 0] += 1.0
     if onehot:
@@ -36,14 +35,14 @@ def add_target(stats, node, y, onehot):
         stats[node, 1] += y
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def add_leaf_mean(stats, node, out):
     count = stats[node, 0]
     for k in range(out.shape[0]):
         out[k] += stats[node, 1 + k] / count
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def add_prediction(stats, node, params, out):
     """out += the leaf's mean target, or a vote for its most frequent label (ties: the lowest) with a hard vote."""
     if params[0] > 0.0:
@@ -52,7 +51,7 @@ def add_prediction(stats, node, params, out):
         add_leaf_mean(stats, node, out)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _sample_first(tree, stats, X, y, onehot, lifetime, rng):
     """``learn`` into an empty tree: the points sampled at once."""
     n = X.shape[0]
@@ -63,7 +62,7 @@ def _sample_first(tree, stats, X, y, onehot, lifetime, rng):
         add_target(stats, leaves[i], y[i], onehot)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
     """``learn`` into a non-empty tree: each point extends it in turn (their targets are added after)."""
     n = X.shape[0]
@@ -88,14 +87,14 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
         _extend_each(tree, stats, X, y, onehot, lifetime, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += mean target of the leaf holding X[i]."""
     for i in range(X.shape[0]):
         add_prediction(stats, leaf_of(tree, X[i], lifetime), params, out[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction for X[i] before learning (X[i], y[i]); then learn it."""
     path = np.empty(capacity(tree), np.int64)

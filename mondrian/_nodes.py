@@ -13,9 +13,10 @@ node is internal at lifetime ``lam`` iff ``split_time < lam``.
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba.extending import overload
+
+from mondrian._compile import kernel
 
 NO_NODE = -1
 
@@ -50,7 +51,7 @@ def empty_tree(n_features: int, capacity: int = 16, dtype=np.float64) -> TreeArr
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def replace_child(left, right, root, parent, old, new):
     """Put node ``new`` where ``old`` was: under ``parent`` (NO_NODE: as the root)."""
     if parent == NO_NODE:
@@ -99,7 +100,7 @@ def reserved_rows(a: np.ndarray, rows: int, fill=0) -> np.ndarray:
     return grown(a, max(rows, 2 * a.shape[0]), fill)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def add_node(tree, parent, lower, upper):
     """Append a leaf with box [lower, upper] below ``parent``; the caller ensured capacity."""
     node = tree.n_nodes[0]
@@ -118,19 +119,19 @@ def add_node(tree, parent, lower, upper):
 
 # Node-level helpers take the arrays they read, not the tree: a call per visited node that
 # passes the whole tree costs reference counting on all its arrays (measured 6x slower routing).
-@numba.njit(cache=True, nogil=True)
+@kernel
 def parent_time(parent, split_time, node):
     """Split time of the node's parent, 0 at the root (tau_parent(root) = 0)."""
     p = parent[node]
     return 0.0 if p == NO_NODE else split_time[p]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def is_leaf(left, split_time, node, lifetime):
     return left[node] == NO_NODE or split_time[node] >= lifetime
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def depths(tree, lifetime):
     """Depth of every node in use (root 0); -1 for nodes pruned away at ``lifetime``."""
     n = tree.n_nodes[0]

@@ -9,6 +9,7 @@ import numba
 import numpy as np
 from numba.typed import List
 
+from mondrian._compile import kernel
 from mondrian._nodes import TreeArrays, capacity
 
 # Nodes a tree may gain from one point (a new leaf and a new parent): what ``TypedTrees.room`` is counted in.
@@ -65,7 +66,7 @@ def one_row(x, known_keys: tuple | None, n_features: int | None) -> np.ndarray:
     return row.reshape(1, -1) if row.flags.writeable else row.reshape(1, -1).copy()  # read-only: compiled anew
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _put_tree(
     forest, t, parent, left, right, feature, threshold, split_time, box_lower, box_upper, n_nodes, root, stats, rng
 ):

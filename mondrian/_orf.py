@@ -29,10 +29,9 @@ learning kernel stops before a point that may not fit, and ``learn``, ``progress
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
-from mondrian._compile import drives
+from mondrian._compile import drives, kernel
 from mondrian._leaf_mean import add_leaf_mean
 from mondrian._nodes import NO_NODE, add_node, capacity, reserved, reserved_rows
 from mondrian._process import set_split
@@ -121,7 +120,7 @@ def _with_room(tree, stats: LeafStats, n_nodes: int, n_slots: int):
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _has_room(tree, stats, n_nodes, n_slots):
     """Whether ``n_nodes`` more nodes and ``n_slots`` more slots fit (``_with_room`` grows them together)."""
     return (
@@ -130,7 +129,7 @@ def _has_room(tree, stats, n_nodes, n_slots):
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _take_slot(free, n_free, n_slots):
     """A freed slot if any, else a new one (the caller made room)."""
     if n_free[0] > 0:
@@ -141,7 +140,7 @@ def _take_slot(free, n_free, n_slots):
 
 
 # -- candidate tests ---------------------------------------------------------------------------------------------
-@numba.njit(cache=True, nogil=True)
+@kernel
 def draw_tests(lower, upper, test_feature, test_threshold, test_counts, s, rng):
     """Fresh candidate tests in slot s: each a feature uniformly at random and a threshold uniform in the slot's
     range of that feature; no point seen yet."""
@@ -153,7 +152,7 @@ def draw_tests(lower, upper, test_feature, test_threshold, test_counts, s, rng):
     test_counts[s] = 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def gini_gain(sides):
     """Decrease of the Gini impurity G = 1 - sum_k p_k^2 from a node to its two sides weighted by their shares,
     G(node) - w_l G(left) - w_r G(right), for class weights ``sides`` (2, K); 0 when a side is empty. Computed as
@@ -173,7 +172,7 @@ def gini_gain(sides):
     return (n_l / n) * (n_r / n) * spread
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def best_test(test_counts, s):
     """The candidate test of slot s with the largest Gini gain (the first of ties) and that gain."""
     best, best_gain = 0, -np.inf
@@ -185,7 +184,7 @@ def best_test(test_counts, s):
 
 
 # -- learning ----------------------------------------------------------------------------------------------------
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _depth(parent, node):
     depth = 0
     while parent[node] != NO_NODE:
@@ -194,7 +193,7 @@ def _depth(parent, node):
     return depth
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_point(counts, slot, lower, upper, test_feature, test_threshold, test_counts, node, x, c, w):
     """Add the point (x, class c) with weight w to the leaf's label counts and, if it can split, to its range and
     to the side statistics of its candidate tests (once drawn)."""
@@ -213,7 +212,7 @@ def _add_point(counts, slot, lower, upper, test_feature, test_threshold, test_co
         test_counts[s, k, side, c] += w
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _new_root(tree, stats, x, max_depth, low, high, rng):
     """The root of an empty tree (a fresh row: zero counts, no slot). If it can split, its range starts at x with
     its tests left undrawn or, for a feature range [low, high] known in advance (low not nan), at that box with its
@@ -234,7 +233,7 @@ def _new_root(tree, stats, x, max_depth, low, high, rng):
             draw_tests(stats.lower, stats.upper, stats.test_feature, stats.test_threshold, stats.test_counts, s, rng)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _split(tree, stats, leaf, k, max_depth, rng):
     """Split the leaf on its candidate test k: children labelled with the test's side weights, fresh tests in
     their ranges (the leaf's range cut at the threshold) unless they sit at max_depth. The caller made room."""
@@ -280,7 +279,7 @@ def update(tree, stats: LeafStats, x, c, w, params, rng):
     return tree, stats
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _update(tree, stats, x, c, w, params, rng):
     """``update`` in a tree with room for it."""
     min_samples_split, min_gain, max_depth = params[0], params[1], params[2]
@@ -318,7 +317,7 @@ def _update(tree, stats, x, c, w, params, rng):
         _split(tree, stats, leaf, k, max_depth, rng)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _learn_bagged(tree, stats, x, c, params, rng):
     """Online bagging: the tree learns the point k ~ Poisson(1) times, as one update with weight k."""
     w = rng.poisson(1.0)
@@ -326,7 +325,7 @@ def _learn_bagged(tree, stats, x, c, params, rng):
         _update(tree, stats, x, c, float(w), params, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_from(tree, stats, X, y, params, rng, position):
     """``learn`` from ``position`` on (row i of pass p is position p * len(X) + i) until the end, or until the tree
     may not have room for the next row; returns the position reached."""
@@ -352,7 +351,7 @@ def learn(tree, stats: LeafStats, X, y, onehot, lifetime, params, rng):
         tree, stats = _with_room(tree, stats, ROOM_NODES, ROOM_SLOTS)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_prediction(tree, counts, x, prior, out):
     """out += the label distribution of the leaf holding x, or ``prior`` for a tree that has learnt nothing."""
     if tree.root[0] == NO_NODE:
@@ -362,7 +361,7 @@ def _add_prediction(tree, counts, x, prior, out):
         add_leaf_mean(counts, leaf_of(tree, x, np.inf), out)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += the tree's class probabilities at X[i] (uniform for a tree that has learnt nothing)."""
     prior = np.full(out.shape[1], 1.0 / out.shape[1])
@@ -370,7 +369,7 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
         _add_prediction(tree, stats.counts, X[i], prior, out[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _progressive_from(tree, stats, X, y, params, rng, prior, out, i):
     """``progressive`` from row i on, until the end or until the tree may not have room for the next row (checked
     before its prediction is added); returns the row reached."""

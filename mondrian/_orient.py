@@ -15,15 +15,16 @@ and an exception path that keeps numba counting references to their arrays. They
 the rare cases it leaves open (NaN).
 """
 
-import numba
 import numpy as np
+
+from mondrian._compile import kernel
 
 _EPSILON = 2.0**-53
 _FILTER = (3.0 + 16.0 * _EPSILON) * _EPSILON  # Shewchuk's ccwerrboundA
 _SPLITTER = 2.0**27 + 1.0  # Veltkamp's split of a float64 into two 26-bit halves
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _two_sum(a, b):
     """(x, y) with x = fl(a + b) and x + y = a + b exactly."""
     x = a + b
@@ -31,7 +32,7 @@ def _two_sum(a, b):
     return x, (a - (x - virtual)) + (b - virtual)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _two_product(a, b):
     """(x, y) with x = fl(a * b) and x + y = a * b exactly (Dekker's product)."""
     x = a * b
@@ -44,7 +45,7 @@ def _two_product(a, b):
     return x, a_lo * b_lo - (((x - a_hi * b_hi) - a_lo * b_hi) - a_hi * b_lo)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _exact_sign(ox, oy, ax, ay, bx, by):
     """The sign of (a - o) x (b - o) from its 16 exact terms summed into a non-overlapping expansion."""
     terms = np.empty(16)
@@ -75,7 +76,7 @@ def _exact_sign(ox, oy, ax, ay, bx, by):
     return 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _sign_of_products_difference(p, q, r, s):
     """The sign of p q - r s, exactly: the two products split into value and error (Dekker), the four terms grown
     into a non-overlapping expansion of increasing magnitude (Shewchuk's Grow-Expansion), read off its largest
@@ -95,7 +96,7 @@ def _sign_of_products_difference(p, q, r, s):
     return 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def certain_orientation(ox, oy, ax, ay, bx, by):
     """``orientation`` where its sign is settled without an expansion, NaN elsewhere; it never allocates.
 
@@ -116,7 +117,7 @@ def certain_orientation(ox, oy, ax, ay, bx, by):
     return np.nan
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def orientation(ox, oy, ax, ay, bx, by):
     """(a - o) x (b - o): > 0 when o, a, b turn counter-clockwise, < 0 clockwise, 0 collinear; its sign is exact (the
     value is the floating-point one, or +-1 when that could have the wrong sign)."""

@@ -10,9 +10,9 @@ counted bottom-up from its leaves' points, each online point is seated along its
 same labels as before, so the counts above it do not change.
 """
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._extend import KEEP_PAUSED_LEAVES, is_paused
 from mondrian._ikn import add_prediction, count_up, learn_one, prediction_scratch
 from mondrian._nodes import NO_NODE, add_node, capacity
@@ -21,7 +21,7 @@ from mondrian._process import sample_paused_block
 from mondrian._route import path_of
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _sample(tree, stats, first, next_point, X, y, samples, node, lifetime, rng, reached):
     """Sample the block of ``node`` from the points ``samples`` with pausing; link the points to the leaves and count
     the new subtree (the node's own row included). ``reached[i]`` receives the leaf of point i."""
@@ -38,7 +38,7 @@ def _sample(tree, stats, first, next_point, X, y, samples, node, lifetime, rng, 
     count_up(tree, stats, lifetime, node)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached):
     """Point i of the store, routed along path[:n], into a non-empty tree: extended as LRT14 with paused leaves kept,
     then the leaf it joined sampled again if i un-paused it."""
@@ -52,7 +52,7 @@ def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, 
         _sample(tree, stats, first, next_point, X, y, scratch[:n].copy(), leaf, lifetime, rng, reached)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _room_needed(tree, stats, path, n):
     """Nodes that learning the point routed along path[:n] may add: 2 for an extension, and if its leaf is paused,
     room to sample the leaf again from its points and this one (at most 2 nodes per point)."""
@@ -71,7 +71,7 @@ def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
     return _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_first(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
     """``learn`` into an empty tree: points start..end-1 sampled at once."""
     reached = np.empty(end, np.int64)
@@ -80,7 +80,7 @@ def _learn_first(tree, stats, first, next_point, X, y, start, end, lifetime, rng
     return end, 0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
     """``learn`` into a non-empty tree: one point at a time."""
     reached = np.empty(end, np.int64)
@@ -95,7 +95,7 @@ def _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng)
     return end, 0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out, predicted):
     """Progressive validation: out[i - start] += the IKN prediction at X[i] before learning point i; then learn it.
     Returns (i, room) as ``learn``; when called again from i, ``predicted`` says out already holds point i's

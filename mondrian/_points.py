@@ -6,19 +6,20 @@ point added to the node, ``next_point[i]`` the point added to the same node befo
 Adding a point is O(1); splitting a leaf walks its list once. Only leaves hold points.
 """
 
-import numba
 import numpy as np
+
+from mondrian._compile import kernel
 
 NO_POINT = -1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def add_point(first, next_point, node, i):
     next_point[i] = first[node]
     first[node] = i
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def points_of(first, next_point, node, out):
     """Write the points of ``node`` into out[:n] (most recent first) and return n."""
     n = 0

@@ -7,13 +7,13 @@ independently of any data (the purely random partitions of MGS20 and the theory)
 holding no point is left whole (MGS20's estimators predict a constant there).
 """
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, add_node, capacity, parent_time, reserved
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def uniform_below(low, high, rng):
     """U[low, high) with high excluded even after rounding, so both sides of a cut are non-empty."""
     while True:
@@ -22,7 +22,7 @@ def uniform_below(low, high, rng):
             return u
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def store_uniform_below(a, i, low, high, rng):
     """a[i] = U[low, high), drawn again until the stored value, rounded to a's precision, is still below high."""
     while True:
@@ -31,7 +31,7 @@ def store_uniform_below(a, i, low, high, rng):
             return a[i]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def choose_proportional(weights, total, rng):
     """Index j with probability weights[j] / total."""
     target = total * rng.random()
@@ -46,7 +46,7 @@ def choose_proportional(weights, total, rng):
     return last
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def sample_split(lower, upper, start_time, lifetime, rng):
     """SplitCell on the box [lower, upper] from ``start_time``.
 
@@ -65,7 +65,7 @@ def sample_split(lower, upper, start_time, lifetime, rng):
     return time, dim, uniform_below(lower[dim], upper[dim], rng)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def set_split(tree, node, time, dim, threshold, left, right):
     tree.split_time[node] = time
     tree.feature[node] = dim
@@ -74,7 +74,7 @@ def set_split(tree, node, time, dim, threshold, left, right):
     tree.right[node] = right
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _partition(X, samples, start, end, dim, threshold):
     """Reorder samples[start:end] so that points with x[dim] <= threshold come first; returns the cut."""
     i = start
@@ -88,7 +88,7 @@ def _partition(X, samples, start, end, dim, threshold):
     return i
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _data_range(X, samples, start, end, lower, upper):
     first = X[samples[start]]
     for d in range(first.shape[0]):
@@ -103,7 +103,7 @@ def _data_range(X, samples, start, end, lower, upper):
                 upper[d] = x[d]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _same_labels(y, samples, start, end):
     for k in range(start + 1, end):  # noqa: SIM110 (numba: no generator expressions)
         if y[samples[k]] != y[samples[start]]:
@@ -111,7 +111,7 @@ def _same_labels(y, samples, start, end):
     return True
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     """SampleMondrianBlock(node, X[samples], lifetime) of LRT14, without recursion.
 
@@ -122,13 +122,13 @@ def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     _sample_blocks(tree, X, X[:0, 0], samples, node, lifetime, rng, leaf_of)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def sample_paused_block(tree, X, y, samples, node, lifetime, rng, leaf_of):
     """``sample_block`` with LRT14's pausing: a block whose labels y are all the same is not split (a leaf)."""
     _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of):
     """The two samplers: blocks with one label are paused when labels ``y`` are given (non-empty)."""
     pause = y.shape[0] > 0
@@ -163,7 +163,7 @@ def _sample_blocks(tree, X, y, samples, node, lifetime, rng, leaf_of):
         top += 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _split_cell(tree, j, time, dim, threshold):
     """Split node j's cell (its box) at ``threshold`` along ``dim`` at ``time``: two children holding the two halves
     (the caller ensured room for them). Returns (left, right)."""
@@ -188,7 +188,7 @@ def sample_partition(tree, lower, upper, lifetime, rng):
         tree, stack = reserved(tree, 2), _room_on(stack, top)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _partition_from(tree, lifetime, rng, stack, top):
     """``sample_partition`` from the cells stack[:top] on, until none is left (returns 0) or until the tree or the
     stack may not have room for the next cell's split (returns top, nothing drawn for that cell): the driver grows
@@ -232,7 +232,7 @@ def sample_partition_around(tree, X, samples, lifetime, rng, leaf_of):
         tree, stack = reserved(tree, 2), _room_on(stack, top)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def partition_around_from(tree, X, samples, lifetime, rng, leaf_of, stack, top):
     """``sample_partition_around`` from the cells stack[:, :top] on, as ``_partition_from``."""
     while top > 0:

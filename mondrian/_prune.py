@@ -1,12 +1,12 @@
 """Pruning a Mondrian tree at a smaller lifetime: keep the splits with time < lifetime."""
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, add_node, empty_tree, is_leaf
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _prune_into(tree, lifetime, out, origin):
     stack = np.empty(tree.n_nodes[0], np.int64)
     stack_new = np.empty(tree.n_nodes[0], np.int64)

@@ -1,12 +1,12 @@
 """Routing points down a tree by its splits."""
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, is_leaf
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def leaf_of(tree, x, lifetime):
     """The leaf of the tree pruned at ``lifetime`` whose cell holds x (boxes are not consulted)."""
     left, right, feature, threshold, split_time = (tree.left, tree.right, tree.feature, tree.threshold, tree.split_time)
@@ -20,7 +20,7 @@ def leaf_of(tree, x, lifetime):
     return j
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def path_of(tree, x, lifetime, path):
     """Store the root-to-leaf path of x in the tree pruned at ``lifetime`` in ``path``; return its length. Inlined
     into its callers: it runs once per point, and a call would reference-count every array of the tree."""
@@ -42,7 +42,7 @@ def path_of(tree, x, lifetime, path):
         j = left[j] if x[feature[j]] <= threshold[j] else right[j]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def apply(tree, X, lifetime):
     """Leaf index of every row of X."""
     out = np.empty(X.shape[0], np.int64)

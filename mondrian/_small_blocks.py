@@ -10,21 +10,21 @@ in the order they came (``hull.hull_with``, as updates grow them). Which of two 
 depends on that order. A node that keeps no hulls has no row in the hull tables (``_bsp_nodes``).
 """
 
-import numba
 import numpy as np
 
 from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, vertices
+from mondrian._compile import kernel
 from mondrian._points import points_of
 from mondrian.hull import hull_into, hull_with
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def has_hulls(tree, node):
     """Whether the node keeps its hulls: every node but a leaf of at most ``MAX_UNCUT`` points."""
     return tree.hull_row[node] != NO_HULLS
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def leaf_hull_into(X, rows, n, initial, d1, d2, out, work):
     """The hull in the pair (d1, d2) of a leaf's points rows[:n] (as ``points_of`` lists them, most recent first;
     the leaf was made with the last ``initial``) as the tree builds it, into out[:n] (out[n : 2 n] and work[: 3 n]
@@ -38,7 +38,7 @@ def leaf_hull_into(X, rows, n, initial, d1, d2, out, work):
     return h
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def block_hull(tree, next_point, X, pairs, node, p):
     """The node's hull in pair p: its stored vertices, or those of a small leaf computed from its points (a
     copy)."""

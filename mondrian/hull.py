@@ -20,9 +20,9 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 4.0
 """
 
-import numba
 import numpy as np
 
+from mondrian._compile import kernel
 from mondrian._hypot import hypot
 from mondrian._orient import certain_orientation, orientation
 from mondrian._process import uniform_below
@@ -41,7 +41,7 @@ __all__ = [
 UNDECIDED = -1  # what ``locate`` and ``hulls_with`` say when ``certain_orientation`` left a sign they need open
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _cross(X, o, a, b, d1, d2):
     """(a - o) x (b - o) in the pair's plane: > 0 when o, a, b turn counter-clockwise (its sign exact)."""
     return orientation(X[o, d1], X[o, d2], X[a, d1], X[a, d2], X[b, d1], X[b, d2])
@@ -50,7 +50,7 @@ def _cross(X, o, a, b, d1, d2):
 SMALL = 32  # sets up to this size are sorted by insertion, larger ones by merge sorts
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _sorted_rows(X, rows, n_rows, d1, d2, out):
     """rows[:n_rows] into out, sorted by (x[d1], x[d2]), ties in their order (a stable sort)."""
     if n_rows > SMALL:  # a bottom-up merge sort, stable as the two stable argsorts it replaces
@@ -90,7 +90,7 @@ def _sorted_rows(X, rows, n_rows, d1, d2, out):
         out[k] = r
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def hull_of(X, rows, n_rows, d1, d2, out):
     """Compute the convex hull of points in a plane (Andrew's monotone chain).
 
@@ -116,7 +116,7 @@ def hull_of(X, rows, n_rows, d1, d2, out):
     return hull_into(X, rows, n_rows, d1, d2, out, np.empty(3 * n_rows, np.int64))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def hull_into(X, rows, n_rows, d1, d2, out, work):
     """``hull_of`` with the caller's room for its work (3 n_rows rows at least), so that kernels allocate nothing."""
     order, chain = work[:n_rows], work[n_rows:]
@@ -145,7 +145,7 @@ def hull_into(X, rows, n_rows, d1, d2, out, work):
     return h
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def contains(X, hull, h, d1, d2, z1, z2):
     """Tell whether a point of the plane lies in a hull.
 
@@ -180,7 +180,7 @@ def contains(X, hull, h, d1, d2, z1, z2):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def hull_with(X, hull, h, row, d1, d2, out):
     """Compute the hull of a hull and one more point.
 
@@ -239,13 +239,13 @@ def hull_with(X, hull, h, row, d1, d2, out):
     return g + 1
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _before(ax, ay, bx, by):
     """Whether (ax, ay) comes before (bx, by) in the order ``hull_of`` sorts by (d1, then d2)."""
     return ax < bx or (ax == bx and ay < by)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def locate(X, vertices, start, h, d1, d2, z1, z2):
     """``contains`` for the hull vertices[start : start + h] (h >= 1), without allocating and in O(log h) signs:
     1 when z is in it or on its boundary, 0 when outside, UNDECIDED when ``certain_orientation`` left a sign open.
@@ -289,7 +289,7 @@ def locate(X, vertices, start, h, d1, d2, z1, z2):
     return where
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def hulls_with(X, vertices, starts, sizes, planes, pairs, row, out, at, grown, begin, end):
     """``hull_with`` for the hulls begin..end-1 that X[row] is outside of (as ``locate`` found), in one call and
     without allocating: the hull work of a kernel's update, for the pairs it changes at a node.
@@ -380,7 +380,7 @@ def hulls_with(X, vertices, starts, sizes, planes, pairs, row, out, at, grown, b
     return undecided
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def perimeter_at(X, vertices, start, h, d1, d2):
     """``perimeter`` of the hull vertices[start:start + h] (the same sums in the same order)."""
     if h == 1:
@@ -392,7 +392,7 @@ def perimeter_at(X, vertices, start, h, d1, d2):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def perimeter(X, hull, h, d1, d2):
     """Return the perimeter of a hull.
 
@@ -415,7 +415,7 @@ def perimeter(X, hull, h, d1, d2):
     return perimeter_at(X, hull, 0, h, d1, d2)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def projection_range(X, hull, h, d1, d2, c, s):
     """Return the range of a hull's projections on a direction.
 
@@ -446,7 +446,7 @@ def projection_range(X, hull, h, d1, d2, c, s):
     return lo, hi
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _diameter(X, hull, h, d1, d2):
     """The largest distance between two vertices: it bounds the width in every direction."""
     best = 0.0
@@ -456,7 +456,7 @@ def _diameter(X, hull, h, d1, d2):
     return best
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def sample_cut(X, hull, h, d1, d2, rng):
     """Draw a line that hits a hull, uniformly for the isotropic line measure: the BSP process's cut.
 
@@ -492,7 +492,7 @@ def sample_cut(X, hull, h, d1, d2, rng):
             return theta, uniform_below(lo, hi, rng)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def distance_to_hull(X, hull, h, d1, d2, z1, z2):
     """Return the Euclidean distance from a point of the plane to a hull.
 
@@ -528,7 +528,7 @@ def distance_to_hull(X, hull, h, d1, d2, z1, z2):
     return best
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _separating_arc(X, hull, h, d1, d2, z1, z2):
     """(start, length) of the arc of directions u with u . (z - v) > 0 for every vertex v: those along which z
     projects beyond the hull. The vectors z - v span an angle alpha < pi (z is outside), the arc pi - alpha."""
@@ -541,7 +541,7 @@ def _separating_arc(X, hull, h, d1, d2, z1, z2):
     return reference + high - np.pi / 2, max(np.pi - (high - low), 0.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def sample_separating_cut(X, hull, h, d1, d2, z1, z2, rng):
     """Draw a line that separates a point from a hull, uniformly among the lines that do (the paper's Algorithm 6).
 
