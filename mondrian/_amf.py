@@ -35,6 +35,7 @@ from mondrian._extend import (
     SPLIT_LEAVES,
     extension_rate,
     extension_split,
+    first_outside,
     insert_parent_above,
     path_after,
 )
@@ -213,13 +214,11 @@ def _add_prediction(tree, stats, x, onehot, params, path, branch, out):
     if not split:
         _add_aggregated(stats, path, n, onehot, dirichlet, aggregate, 1.0, out)
         return n
-    left, split_time = tree.left, tree.split_time
+    left, split_time, lower, upper = tree.left, tree.split_time, tree.box_lower, tree.box_upper
     reach = 1.0  # probability that the temporary update has not split above the nodes seen so far
-    for i in range(n):
+    for i in range(first_outside(lower, upper, path, n, x), n):  # rate 0 above: the boxes there hold x
         j = path[i]
-        rate = extension_rate(tree.box_lower, tree.box_upper, j, x)
-        if rate == 0.0:
-            continue
+        rate = extension_rate(lower, upper, j, x)
         if left[j] == NO_NODE:
             p_split = 1.0
         else:
