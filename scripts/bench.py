@@ -50,6 +50,8 @@ def _with_sd(table: pd.DataFrame, mean: str, sd: str, spec: str = ".4f") -> pd.D
 
 
 def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, seconds: float) -> str:
+    from experiments.bench.amf import ONLINE_REPEATS  # .venv-bench only
+
     online = _with_sd(tables["online"], "log loss", "log loss sd")
     online = _with_sd(online, "log loss on prefix", "prefix sd")
     ratio_columns = [c for c in tables["ratios"].columns if c != "dataset"]
@@ -60,7 +62,8 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
         f"river {version('river')}, onelearn {version('onelearn')} (imported with the numpy 2 shim of "
         "experiments/bench/amf.py), in .venv-bench only. Same settings for all: 10 trees, step 1, dirichlet 0.5, "
         "aggregation on, pure leaves not split. Rows shuffled once (seed 0), features scaled to [0, 1]. "
-        f"Seeds {seeds} for the compiled online loops (mean ± sd over seeds), seed {args.seeds[0]} for the rest. "
+        f"Seeds {seeds} for the compiled online loops (log loss: mean ± sd over seeds; speed: the best of "
+        f"{ONLINE_REPEATS} rounds over the seeds, the loops in turn), seed {args.seeds[0]} for the rest. "
         f"Whole run: {seconds:.0f} s; load average (1 min) {args.load[0]:.1f} before it, {args.load[1]:.1f} "
         "after (above 1, other processes shared the 2 cores: speeds and the n_jobs=2 gain are then understated).",
         "",

@@ -18,7 +18,9 @@ are shuffled once with a fixed seed (``SHUFFLE_SEED``); its features are scaled 
     such loop itself) and through its API one sample at a time; river through ``predict_proba_one``/``learn_one``
     on dicts. The compiled loops, river and ours on dicts run on the whole stream (up to ``online_rows``: the issue's
     20K prefix), one seed for the one-sample calls; ours also with n_jobs=2 (its trees in two threads; the peers have
-    one). The calls on arrays run on a prefix of the stream, ours and onelearn's in turn (``ONE_SAMPLE_REPEATS``
+    one). The compiled loops run in turn, each method once per seed and round (``ONLINE_REPEATS`` rounds), and each
+    keeps its best time: a satimage call lasts a tenth of a second, so one timing of it is mostly the machine's
+    noise. The calls on arrays run on a prefix of the stream, ours and onelearn's in turn (``ONE_SAMPLE_REPEATS``
     times each, the best time kept, so that a slow spell of the machine slows both alike); every learner's log loss
     on that prefix is given too, so that every learner is compared on the same rows. ``river_drop_in`` checks that
     our classifier runs in river's ``progressive_val_score`` and scores there as in our own loop.
@@ -297,16 +299,16 @@ def online(
         "ours progressive, n_jobs=2": partial(ours_progressive, n_jobs=2),
         "onelearn compiled loop": onelearn_compiled,
     }
-    first_ours = None
-    for method, fn in fast.items():
-        seconds, loss_lists = [], []
+    seconds = {method: [] for method in fast}
+    probas: dict[str, dict[int, np.ndarray]] = {method: {} for method in fast}
+    for _ in range(ONLINE_REPEATS):  # in turn, seed by seed: a slow spell of the machine slows every learner alike
         for seed in seeds:
-            proba, t = _timed(lambda fn=fn, seed=seed: fn(X, y, n_classes, seed))
-            seconds.append(t)
-            loss_lists.append(losses(proba, y))
-            if method == "ours progressive, weighting=onelearn" and first_ours is None:
-                first_ours = proba  # the AMFClassifier defaults, as in the one-sample calls below
-        record(method, n, seconds, loss_lists)
+            for method, fn in fast.items():
+                probas[method][seed], t = _timed(lambda fn=fn, seed=seed: fn(X, y, n_classes, seed))
+                seconds[method].append(t)
+    for method in fast:
+        record(method, n, seconds[method], [losses(probas[method][seed], y) for seed in seeds])
+    first_ours = probas["ours progressive, weighting=onelearn"][seeds[0]]  # the defaults, as in the one-sample calls
 
     dict_rows = [dict(enumerate(r)) for r in X.tolist()]
     proba, t = _timed(lambda: ours_one_sample(dict_rows, y, n_classes, seeds[0]))
@@ -339,6 +341,7 @@ def online(
 
 
 ONE_SAMPLE_REPEATS = 3
+ONLINE_REPEATS = 3  # rounds of the compiled online loops (each method and seed once a round; the best time kept)
 
 
 def river_drop_in(rows: int = 2_000) -> dict:
