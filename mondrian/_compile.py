@@ -1,5 +1,5 @@
 """How the kernels are compiled (``kernel``), and the first compile, announced. numba compiles a kernel the first time
-it runs on a machine (4 to 8 s for an estimator's first fit, about 25 s for the BSP forests, measured by ``make bench``)
+it runs on a machine (4 to 8 s for an estimator's first fit, about 30 s for the BSP forests, measured by ``make bench``)
 and loads it from its cache afterwards; a user waiting for a first ``fit`` is told so once per process, on the
 ``mondrian`` logger at WARNING (shown by Python's last-resort handler when logging is not configured;
 ``logging.getLogger("mondrian").setLevel(logging.ERROR)`` silences it).
@@ -17,37 +17,37 @@ _announced = False
 def kernel(function=None, *, inline="never"):
     """``numba.njit`` as the library compiles its kernels: cached on disk, releasing the GIL, and without the C callback
     wrapper numba otherwise compiles beside every function (for ``ctypes`` and ``cfunc`` callers, which the library
-    never has; about a tenth of a cold first fit). ``@kernel`` or ``@kernel(inline="always")``."""
+    never has; about 5% of the BSP forests' cold first fit). ``@kernel`` or ``@kernel(inline="always")``."""
     options = {"cache": True, "nogil": True, "no_cfunc_wrapper": True, "inline": inline}
     return numba.njit(**options) if function is None else numba.njit(function, **options)
 
 
-def drives(kernel):
-    """Mark a Python function as the driver of ``kernel`` (a numba dispatcher it calls), which its first call compiles:
+def drives(dispatcher):
+    """Mark a Python function as the driver of ``dispatcher`` (a kernel it calls), which its first call compiles:
     ``announce_first_compile`` reads the kernel's state."""
 
     def mark(driver):
-        driver.kernel = kernel
+        driver.kernel = dispatcher
         return driver
 
     return mark
 
 
-def _cached(kernel) -> bool:
-    """Whether numba has compiled ``kernel`` (or the kernel a driver runs, ``drives``) in this process or has it in its
-    cache on disk (its index file)."""
-    kernel = getattr(kernel, "kernel", kernel)
-    if kernel.signatures:
+def _cached(dispatcher) -> bool:
+    """Whether numba has compiled ``dispatcher`` (or the kernel a driver runs, ``drives``) in this process or has it in
+    its cache on disk (its index file)."""
+    dispatcher = getattr(dispatcher, "kernel", dispatcher)
+    if dispatcher.signatures:
         return True
-    index = getattr(getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_index_path", None)
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
     return index is None or os.path.exists(index)
 
 
-def announce_first_compile(kernel, estimator: str) -> None:
-    """Log, once per process, that the kernels ``estimator`` runs are about to be compiled, if ``kernel`` (its main
-    one) is neither compiled in this process nor cached on disk."""
+def announce_first_compile(dispatcher, estimator: str) -> None:
+    """Log, once per process, that the kernels ``estimator`` runs are about to be compiled, if ``dispatcher`` (its
+    main kernel) is neither compiled in this process nor cached on disk."""
     global _announced
-    if _announced or _cached(kernel):
+    if _announced or _cached(dispatcher):
         return
     _announced = True
     logger.warning(
