@@ -233,8 +233,12 @@ def _add_prediction(tree, stats, x, onehot, params, path, branch, out):
 @kernel
 def predict(tree, stats, X, onehot, lifetime, params, out):
     """out[i] += the tree's prediction at X[i]; the model is not changed."""
-    path = np.empty(capacity(tree), np.int64)
-    branch = np.empty(out.shape[1])
+    _predict_rows(tree, stats, X, onehot, params, np.empty(capacity(tree), np.int64), np.empty(out.shape[1]), out)
+
+
+@kernel(refcounts=False)
+def _predict_rows(tree, stats, X, onehot, params, path, branch, out):
+    """``predict``'s loop; ``path`` and ``branch`` are its scratch room."""
     for i in range(X.shape[0]):
         _add_prediction(tree, stats, X[i], onehot, params, path, branch, out[i])
 
@@ -242,8 +246,8 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
 @kernel(inline="always")
 def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
     """Learn (x, y) given x's root-to-leaf path path[:n] (n = 0: the tree is empty, x becomes its root): x is extended
-    into the tree along its path, then every node of its new path is updated (``_update_weights``). Inlined into
-    ``learn`` and ``progressive``; the call that is not (a new parent) reference-counts nothing per row."""
+    into the tree along its path, then every node of its new path is updated (``_update_weights``). Inlined into the
+    loops over points, which are compiled without reference counting (``kernel``'s ``refcounts=False``)."""
     rule = SPLIT_LEAVES if params[3] > 0.0 or not onehot else KEEP_PURE_LEAVES
     n_before = tree.n_nodes[0]
     if n == 0:
@@ -260,8 +264,13 @@ def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
     The caller reserved 2 * len(X) nodes."""
-    path = np.empty(capacity(tree), np.int64)
-    below = np.empty(capacity(tree), stats.dtype)
+    path, below = np.empty(capacity(tree), np.int64), np.empty(capacity(tree), stats.dtype)
+    _learn_rows(tree, stats, X, y, onehot, params, rng, path, below)
+
+
+@kernel(refcounts=False)
+def _learn_rows(tree, stats, X, y, onehot, params, rng, path, below):
+    """``learn``'s loop; ``path`` and ``below`` are its scratch room."""
     for i in range(X.shape[0]):
         n = 0 if tree.root[0] == NO_NODE else path_of(tree, X[i], np.inf, path)
         _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
@@ -271,9 +280,14 @@ def learn(tree, stats, X, y, onehot, lifetime, params, rng):
 def progressive(tree, stats, X, y, onehot, lifetime, params, rng, prior, out):
     """Progressive validation: out[i] += prediction at X[i] before learning (X[i], y[i]) (``prior`` in the empty
     tree); then learn it. The caller reserved 2 * len(X) nodes."""
-    path = np.empty(capacity(tree), np.int64)
-    below = np.empty(capacity(tree), stats.dtype)
+    path, below = np.empty(capacity(tree), np.int64), np.empty(capacity(tree), stats.dtype)
     branch = np.empty(stats.shape[1] - 3)
+    _progressive_rows(tree, stats, X, y, onehot, params, rng, prior, out, path, below, branch)
+
+
+@kernel(refcounts=False)
+def _progressive_rows(tree, stats, X, y, onehot, params, rng, prior, out, path, below, branch):
+    """``progressive``'s loop; ``path``, ``below`` and ``branch`` are its scratch room."""
     for i in range(X.shape[0]):
         if tree.root[0] == NO_NODE:
             for k in range(prior.shape[0]):
@@ -312,7 +326,8 @@ def weighted_depth(tree, stats, X, out):
 # reference counting of the ten node arrays), and one list argument is typed faster than three. The sample comes in
 # double precision (what Python numbers and most arrays are: no conversion in Python) and is cast to the trees'
 # precision in ``row``; ``path``, ``below`` and ``branch`` are the caller's scratch room (``TypedTrees``), so that a
-# call allocates nothing. Each tree's update and prediction are ``learn``'s and ``predict``'s, inlined.
+# call allocates nothing. Each tree's update and prediction are ``learn``'s and ``predict``'s loops (``_learn_rows``,
+# ``_predict_rows``) on the one row.
 ONE_OK, ONE_NOT_FINITE, ONE_TOO_WIDE = 0, 1, 2
 
 
@@ -356,8 +371,7 @@ def learn_one_forest(forest, x, y, onehot, params, widest, row, path, below):
         return code
     for t in range(len(forest)):
         tree, stats, rng = forest[t]
-        n = 0 if tree.root[0] == NO_NODE else path_of(tree, row[0], np.inf, path)
-        _learn_routed(tree, stats, row[0], y[0], onehot, params, rng, path, n, below)
+        _learn_rows(tree, stats, row, y, onehot, params, rng, path, below)
     return ONE_OK
 
 
@@ -371,7 +385,7 @@ def predict_one_forest(forest, x, onehot, params, out, row, path, branch):
     out[:] = 0.0
     for t in range(len(forest)):
         tree, stats, _ = forest[t]
-        _add_prediction(tree, stats, row[0], onehot, params, path, branch, out[0])
+        _predict_rows(tree, stats, row, onehot, params, path, branch, out)
     out /= len(forest)
     if onehot:
         for k in range(out.shape[1]):

@@ -114,7 +114,7 @@ def growth(n_pairs, levels, vertices):
     )
 
 
-@kernel
+@kernel(refcounts=False)
 def _descend(tree, z, pairs, path):
     """The nodes from the root to the leaf whose cell holds z, into path (as far as it has room); returns their
     number. The way down depends on the cuts only, not on the hulls an update changes."""
@@ -129,7 +129,7 @@ def _descend(tree, z, pairs, path):
         node = left if goes_left(tree, node, z, pairs) else right
 
 
-@kernel
+@kernel(refcounts=False)
 def _outside_from(hulls, pool, X, i, pairs, path, depth, outside_from):
     """outside_from[p]: the level of the path from which point i is outside the nodes' hulls in pair p (depth when
     it is inside them all); returns the least.
@@ -161,7 +161,7 @@ def _outside_from(hulls, pool, X, i, pairs, path, depth, outside_from):
     return top
 
 
-@kernel
+@kernel(refcounts=False)
 def _list_grown(tree, pairs, depth, top, work):
     """List the hulls an update grows (``Growth``): at each level from ``top`` on, in pair order, those the point is
     outside of, with their slots and where their grown copies go; returns the vertices they take."""
@@ -179,7 +179,7 @@ def _list_grown(tree, pairs, depth, top, work):
     return at
 
 
-@kernel
+@kernel(refcounts=False)
 def _grow_level(hull_row, perimeter, pool, X, i, pairs, node, row, work):
     """The hulls of the node at level ``top + row`` with point i added, in the pairs i is outside of there, their
     perimeters and the increases of the node's; returns the sum of the increases (the rate of a cut separating i
@@ -194,7 +194,7 @@ def _grow_level(hull_row, perimeter, pool, X, i, pairs, node, row, work):
     return _increases(hull_row, perimeter, X, pairs, node, begin, end, work)
 
 
-@kernel
+@kernel(refcounts=False)
 def _increases(hull_row, perimeter, X, pairs, node, begin, end, work):
     """The perimeters of the grown hulls begin..end-1 of the node and the increases of its own; returns their sum."""
     total, row = 0.0, hull_row[node]
@@ -206,7 +206,7 @@ def _increases(hull_row, perimeter, X, pairs, node, begin, end, work):
     return total
 
 
-@kernel
+@kernel(refcounts=False)
 def _grow_undecided(hulls, pool, X, i, pairs, node, row, work):
     """``_grow_level`` when ``hulls_with`` left a hull UNDECIDED: the exact predicates decide (``hull_with``)."""
     begin, end = work.first[row], work.first[row + 1]

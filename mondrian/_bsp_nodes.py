@@ -262,7 +262,7 @@ def goes_left(tree, node, x, pairs):
     return along <= tree.position[node]
 
 
-@kernel
+@kernel(refcounts=False)
 def leaf_of(tree, x, pairs):
     """The leaf whose cell holds x (any point of the space: the cuts' sides route it)."""
     node = tree.root[0]

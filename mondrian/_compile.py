@@ -14,11 +14,23 @@ logger = logging.getLogger("mondrian")
 _announced = False
 
 
-def kernel(function=None, *, inline="never"):
+def kernel(function=None, *, inline="never", refcounts=True):
     """``numba.njit`` as the library compiles its kernels: cached on disk, releasing the GIL, and without the C callback
     wrapper numba otherwise compiles beside every function (for ``ctypes`` and ``cfunc`` callers, which the library
-    never has; about 5% of the BSP forests' cold first fit). ``@kernel`` or ``@kernel(inline="always")``."""
-    options = {"cache": True, "nogil": True, "no_cfunc_wrapper": True, "inline": inline}
+    never has; about 5% of the BSP forests' cold first fit). ``@kernel``, ``@kernel(inline="always")``, or
+    ``@kernel(refcounts=False)``.
+
+    ``refcounts=False`` compiles the kernel without numba's reference counting of arrays (its ``_nrt`` option), for
+    loops over points: each inlined helper that takes a tree binds its arrays (ten, twenty for BSP), and numba's pass
+    that removes redundant counts leaves most of them in a loop body that large (AMF's learning made about 56 atomic
+    increments and as many decrements per point and tree; without them its online loop took 13% less time). Such a
+    kernel cannot allocate (numba refuses to compile ``np.empty`` there), must not keep an array that a call which is
+    not inlined returns to it (it would never be released), and must not return an array
+    (``tests/mondrian/test_refcounts.py`` checks that nothing leaks). The option is set on every kernel, never
+    inherited: numba otherwise compiles a kernel first called from one without counting the same way, whatever the
+    kernel does.
+    """
+    options = {"cache": True, "nogil": True, "no_cfunc_wrapper": True, "inline": inline, "_nrt": refcounts}
     return numba.njit(**options) if function is None else numba.njit(function, **options)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, add_node, replace_child
-from mondrian._process import choose_proportional, set_split, store_uniform_below
+from mondrian._process import set_split, store_uniform_below
 from mondrian._route import path_of
 
 # What the extension does at a leaf that x reaches (the rule for internal nodes never changes):
@@ -24,17 +24,6 @@ KEEP_LEAVES = 3  # never: x joins the leaf (a block too small to be cut: the inc
 def _gap(low, high, v):
     """e_l + e_u in one dimension: how far v lies outside [low, high]."""
     return low - v if v < low else (v - high if v > high else 0.0)
-
-
-@kernel
-def _extension(lower, upper, x, out):
-    """out = e_l + e_u, how far x lies outside [lower, upper] per dimension; returns the sum."""
-    total = 0.0
-    for d in range(x.shape[0]):
-        e = _gap(lower[d], upper[d], x[d])
-        out[d] = e
-        total += e
-    return total
 
 
 @kernel(inline="always")
@@ -86,21 +75,42 @@ def _enclose(lower, upper, j, x):
         upper[j, d] = max(upper[j, d], x[d])
 
 
-@kernel
+@kernel(inline="always")
+def _extension_dimension(lower, upper, j, x, total, rng):
+    """A dimension drawn with probability (e_l + e_u)_d / total, ``total`` = ``extension_rate`` (as
+    ``choose_proportional`` over the per-dimension extensions, without an array of them)."""
+    target = total * rng.random()
+    acc = 0.0
+    last = 0
+    for d in range(x.shape[0]):
+        e = _gap(lower[j, d], upper[j, d], x[d])
+        if e > 0.0:
+            last = d
+            acc += e
+            if target < acc:
+                return d
+    return last
+
+
+@kernel(refcounts=False)
 def insert_parent_above(tree, stats, j, x, time, rng):
     """New split at ``time`` just above j separating j's box from x, in a dimension drawn proportionally to how far x
     lies outside the box in each; x goes to a new leaf, which is returned.
 
-    The new parent has seen exactly j's points, so it starts with a copy of j's statistics."""
-    e = np.empty(x.shape[0])
-    dim = choose_proportional(e, _extension(tree.box_lower[j], tree.box_upper[j], x, e), rng)
+    The new parent has seen exactly j's points, so it starts with a copy of j's statistics. Its box is j's grown to x.
+    No array is made or sliced here: a row view or scratch array per call would be reference-counted and allocated
+    once per point."""
+    lower, upper = tree.box_lower, tree.box_upper
+    dim = _extension_dimension(lower, upper, j, x, extension_rate(lower, upper, j, x), rng)
     grandparent = tree.parent[j]
-    p = add_node(tree, grandparent, tree.box_lower[j], tree.box_upper[j])
-    if x[dim] > tree.box_upper[j, dim]:
-        threshold = store_uniform_below(tree.threshold, p, tree.box_upper[j, dim], x[dim], rng)
+    p = add_node(tree, grandparent, x, x)
+    for d in range(x.shape[0]):
+        lower[p, d] = min(lower[j, d], x[d])
+        upper[p, d] = max(upper[j, d], x[d])
+    if x[dim] > upper[j, dim]:
+        threshold = store_uniform_below(tree.threshold, p, upper[j, dim], x[dim], rng)
     else:
-        threshold = store_uniform_below(tree.threshold, p, x[dim], tree.box_lower[j, dim], rng)
-    _enclose(tree.box_lower, tree.box_upper, p, x)
+        threshold = store_uniform_below(tree.threshold, p, x[dim], lower[j, dim], rng)
     leaf = add_node(tree, p, x, x)
     for k in range(stats.shape[1]):
         stats[p, k] = stats[j, k]
