@@ -222,17 +222,29 @@ def _grow_undecided(hulls, pool, X, i, pairs, node, row, work):
 def _store_levels(tree, pool, top, stop, work):
     """The hulls grown at levels top..stop-1 of the path stored in their nodes; returns the pool (grown once, if it
     must, for them all)."""
-    first, hulls = work.first, slots(tree)
+    hulls = slots(tree)
+    pool = with_pool_room(hulls, pool, _room_of_levels(hulls, top, stop, work))
+    _set_levels(hulls, pool, top, stop, work)
+    return pool
+
+
+@kernel(refcounts=False)
+def _room_of_levels(hulls, top, stop, work):
+    """The pool room the hulls grown at levels top..stop-1 take (``slot_room``)."""
     need = 0
     for level in range(top, stop):
-        for e in range(first[level - top], first[level - top + 1]):
+        for e in range(work.first[level - top], work.first[level - top + 1]):
             need += slot_room(hulls, work.path[level], work.pair[e], work.grown[e])
-    pool = with_pool_room(hulls, pool, need)
+    return need
+
+
+@kernel(refcounts=False)
+def _set_levels(hulls, pool, top, stop, work):
+    """Store the hulls grown at levels top..stop-1 (the pool has room for them, ``_room_of_levels``)."""
     for level in range(top, stop):
-        for e in range(first[level - top], first[level - top + 1]):
+        for e in range(work.first[level - top], work.first[level - top + 1]):
             node, p = work.path[level], work.pair[e]
             set_hull(hulls, pool, node, p, work.vertices, work.at[e], work.grown[e], work.perimeter[e])
-    return pool
 
 
 @kernel

@@ -24,7 +24,7 @@ def has_hulls(tree, node):
     return tree.hull_row[node] != NO_HULLS
 
 
-@kernel
+@kernel(refcounts=False)
 def leaf_hull_into(X, rows, n, initial, d1, d2, out, work):
     """The hull in the pair (d1, d2) of a leaf's points rows[:n] (as ``points_of`` lists them, most recent first;
     the leaf was made with the last ``initial``) as the tree builds it, into out[:n] (out[n : 2 n] and work[: 3 n]

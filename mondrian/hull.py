@@ -116,7 +116,7 @@ def hull_of(X, rows, n_rows, d1, d2, out):
     return hull_into(X, rows, n_rows, d1, d2, out, np.empty(3 * n_rows, np.int64))
 
 
-@kernel
+@kernel(refcounts=False)
 def hull_into(X, rows, n_rows, d1, d2, out, work):
     """``hull_of`` with the caller's room for its work (3 n_rows rows at least), so that kernels allocate nothing."""
     order, chain = work[:n_rows], work[n_rows:]
@@ -145,7 +145,7 @@ def hull_into(X, rows, n_rows, d1, d2, out, work):
     return h
 
 
-@kernel
+@kernel(refcounts=False)
 def contains(X, hull, h, d1, d2, z1, z2):
     """Tell whether a point of the plane lies in a hull.
 
