@@ -73,10 +73,15 @@ def _capacity_in_kernels(tree):
 
 
 def grown(a: np.ndarray, rows: int, fill) -> np.ndarray:
-    """A copy of a per-node array with ``rows`` rows, the new ones set to ``fill``."""
-    out = np.empty((rows, *a.shape[1:]), a.dtype)
+    """A copy of a per-node array with ``rows`` rows, the new ones set to ``fill``. A fill of 0 (the boxes, the
+    statistics) takes numpy's zeroed allocation: the pages of rows never used, most of what a growth reserves, are
+    then never written (the system maps them, zero, when a node first lands there)."""
+    if fill == 0:
+        out = np.zeros((rows, *a.shape[1:]), a.dtype)
+    else:
+        out = np.empty((rows, *a.shape[1:]), a.dtype)
+        out[a.shape[0] :] = fill
     out[: a.shape[0]] = a
-    out[a.shape[0] :] = fill
     return out
 
 
