@@ -21,11 +21,11 @@ def kernel(function=None, *, inline="never", refcounts=True):
     ``@kernel(refcounts=False)``.
 
     ``refcounts=False`` compiles the kernel without numba's reference counting of arrays (its ``_nrt`` option), for
-    loops over points: each inlined helper that takes a tree binds its arrays (ten, twenty for BSP), and numba's pass
-    that removes redundant counts leaves most of them in a loop body that large (AMF's learning made about 56 atomic
-    increments and as many decrements per point and tree; without them its online loop took 13% less time). Such a
-    kernel cannot allocate (numba refuses to compile ``np.empty`` there), must not keep an array that a call which is
-    not inlined returns to it (it would never be released), and must not return an array
+    loops over points: each inlined helper that takes a tree binds its arrays (ten; twenty-one for BSP), and numba's
+    pass that removes redundant counts leaves most of them in a loop body that large (AMF's learning made about 56
+    atomic increments and as many decrements per point and tree; without them its online loop took 13% less time).
+    Such a kernel cannot allocate (numba refuses to compile ``np.empty`` there), must not keep an array that a call
+    which is not inlined returns to it (it would never be released), and must not return an array
     (``tests/mondrian/test_refcounts.py`` checks that nothing leaks). The option is set on every kernel, never
     inherited: numba otherwise compiles a kernel first called from one without counting the same way, whatever the
     kernel does.
