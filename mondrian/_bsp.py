@@ -290,7 +290,7 @@ def _cut_leaf(tree, pool, node, next_point, X, Y, onehot, pairs, total, time, rn
         child = left if side[k] else right
         add_point(tree.first_point, next_point, child, rows[k])
         _add_target(tree.stats, child, Y[rows[k]], onehot, 1.0)
-    out, work = np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
+    out, work = np.empty(2 * n, np.int32), np.empty(4 * n, np.int64)
     for child in (left, right):
         count = int(tree.stats[child, 0])
         m = points_of(tree.first_point, next_point, child, rows)
@@ -456,7 +456,7 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
             _add_target(tree.stats, node, Y[i], onehot, 1.0)
             if grown_depth < depth and tree.stats[node, 0] > MAX_UNCUT:  # a small leaf took its fourth point
                 n = MAX_UNCUT + 1
-                rows, out, hull_work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
+                rows, out, hull_work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(4 * n, np.int64)
                 points_of(tree.first_point, next_point, node, rows)
                 initial = np.int64(tree.initial_points[node])
                 pool = _set_leaf_hulls(hulls, pool, node, X, rows, n, initial, pairs, out, hull_work)

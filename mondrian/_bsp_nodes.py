@@ -201,17 +201,23 @@ def slot_room(slots, node, p, size):
     return 0 if old > 0 and slot_class(size) == slot_class(old) else slot_length(size)
 
 
-@kernel
+@kernel(inline="always")
 def with_pool_room(slots, pool, room):
     """``pool`` if it has ``room`` entries beyond those in use, else a copy grown by a quarter at least (the caller
-    passes it on). Offsets are int32: a pool holds at most MAX_POOL entries."""
-    need = slots.pool_used[0] + room
-    if need <= pool.shape[0]:
+    passes it on). Offsets are int32: a pool holds at most MAX_POOL entries. Inlined: the check runs per hull stored,
+    a call would count references to the slots' arrays each time; the growth, rare, is a call."""
+    if slots.pool_used[0] + room <= pool.shape[0]:
         return pool
+    return _grown_pool(slots.pool_used[0] + room, pool, slots.pool_used[0])
+
+
+@kernel
+def _grown_pool(need, pool, used):
+    """A copy of the pool's first ``used`` entries with room for ``need`` (``with_pool_room``)."""
     if need > MAX_POOL:
         raise MemoryError("a BSP tree holds more than 2^31 hull vertices (its pool offsets are int32)")
     larger = np.empty(min(max(need, int(GROWTH * pool.shape[0])), MAX_POOL), np.int32)
-    for k in range(slots.pool_used[0]):
+    for k in range(used):
         larger[k] = pool[k]
     return larger
 

@@ -15,7 +15,7 @@ import numpy as np
 from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, vertices
 from mondrian._compile import kernel
 from mondrian._points import points_of
-from mondrian.hull import hull_into, hull_with
+from mondrian.hull import hull_into, hull_with_into
 
 
 @kernel(inline="always")
@@ -27,12 +27,12 @@ def has_hulls(tree, node):
 @kernel(refcounts=False)
 def leaf_hull_into(X, rows, n, initial, d1, d2, out, work):
     """The hull in the pair (d1, d2) of a leaf's points rows[:n] (as ``points_of`` lists them, most recent first;
-    the leaf was made with the last ``initial``) as the tree builds it, into out[:n] (out[n : 2 n] and work[: 3 n]
+    the leaf was made with the last ``initial``) as the tree builds it, into out[:n] (out[n : 2 n] and work[: 4 n]
     are room for the steps); returns its size."""
     h = hull_into(X, rows[n - initial : n], initial, d1, d2, out, work)
     for k in range(n - initial - 1, -1, -1):
         hull, step = out[:h], out[n : 2 * n]  # hull_with reads hull[-1] as the last vertex
-        h = hull_with(X, hull, h, rows[k], d1, d2, step)
+        h = hull_with_into(X, hull, h, rows[k], d1, d2, step, work)
         for j in range(h):
             out[j] = out[n + j]
     return h
@@ -45,7 +45,7 @@ def block_hull(tree, next_point, X, pairs, node, p):
     if has_hulls(tree, node):
         return vertices(tree, tree.pool, node, p).copy()
     n = MAX_UNCUT
-    rows, out, work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(3 * n, np.int64)
+    rows, out, work = np.empty(n, np.int64), np.empty(2 * n, np.int32), np.empty(4 * n, np.int64)
     n = points_of(tree.first_point, next_point, node, rows)
     return out[
         : leaf_hull_into(X, rows, n, np.int64(tree.initial_points[node]), pairs[p, 0], pairs[p, 1], out, work)

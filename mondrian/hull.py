@@ -50,34 +50,12 @@ def _cross(X, o, a, b, d1, d2):
 SMALL = 32  # sets up to this size are sorted by insertion, larger ones by merge sorts
 
 
-@kernel
+@kernel(refcounts=False)
 def _sorted_rows(X, rows, n_rows, d1, d2, out):
-    """rows[:n_rows] into out, sorted by (x[d1], x[d2]), ties in their order (a stable sort)."""
-    if n_rows > SMALL:  # a bottom-up merge sort, stable as the two stable argsorts it replaces
-        src, dst = np.empty(n_rows, np.int64), np.empty(n_rows, np.int64)
-        for j in range(n_rows):
-            src[j] = rows[j]
-        width = 1
-        while width < n_rows:
-            for low in range(0, n_rows, 2 * width):
-                mid, high = min(low + width, n_rows), min(low + 2 * width, n_rows)
-                a, b = low, mid
-                for k in range(low, high):
-                    take_b = b < high and (
-                        a == mid
-                        or X[src[b], d1] < X[src[a], d1]
-                        or (X[src[b], d1] == X[src[a], d1] and X[src[b], d2] < X[src[a], d2])
-                    )
-                    if take_b:
-                        dst[k] = src[b]
-                        b += 1
-                    else:
-                        dst[k] = src[a]
-                        a += 1
-            src, dst = dst, src
-            width *= 2
-        for j in range(n_rows):
-            out[j] = src[j]
+    """rows[:n_rows] into out, sorted by (x[d1], x[d2]), ties in their order (a stable sort): by insertion, or by
+    ``_merge_sorted`` for more than SMALL rows (the kernels' small leaves: no allocation)."""
+    if n_rows > SMALL:
+        _merge_sorted(X, rows, n_rows, d1, d2, out)
         return
     for j in range(n_rows):
         r = rows[j]
@@ -88,6 +66,35 @@ def _sorted_rows(X, rows, n_rows, d1, d2, out):
             out[k] = out[k - 1]
             k -= 1
         out[k] = r
+
+
+@kernel
+def _merge_sorted(X, rows, n_rows, d1, d2, out):
+    """``_sorted_rows`` by a bottom-up merge sort, stable as the two stable argsorts it replaces."""
+    src, dst = np.empty(n_rows, np.int64), np.empty(n_rows, np.int64)
+    for j in range(n_rows):
+        src[j] = rows[j]
+    width = 1
+    while width < n_rows:
+        for low in range(0, n_rows, 2 * width):
+            mid, high = min(low + width, n_rows), min(low + 2 * width, n_rows)
+            a, b = low, mid
+            for k in range(low, high):
+                take_b = b < high and (
+                    a == mid
+                    or X[src[b], d1] < X[src[a], d1]
+                    or (X[src[b], d1] == X[src[a], d1] and X[src[b], d2] < X[src[a], d2])
+                )
+                if take_b:
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+        src, dst = dst, src
+        width *= 2
+    for j in range(n_rows):
+        out[j] = src[j]
 
 
 @kernel
@@ -207,6 +214,13 @@ def hull_with(X, hull, h, row, d1, d2, out):
     int
         The number of vertices written (the hull itself when X[row] is in it).
     """
+    return hull_with_into(X, hull, h, row, d1, d2, out, np.empty(4 * (h + 1), np.int64))
+
+
+@kernel(refcounts=False)
+def hull_with_into(X, hull, h, row, d1, d2, out, work):
+    """``hull_with`` with the caller's room for its work (4 (h + 1) rows at least), so that kernels allocate nothing
+    (a point or a segment grown by a point is a hull of h + 1 points taken from scratch, ``hull_into``)."""
     if contains(X, hull, h, d1, d2, X[row, d1], X[row, d2]):
         for j in range(h):
             out[j] = hull[j]
@@ -218,11 +232,11 @@ def hull_with(X, hull, h, row, d1, d2, out):
             first = k
             break
     if first < 0:  # a point or a segment (or a polygon rounding made look degenerate): from scratch
-        rows = np.empty(h + 1, np.int64)
+        rows = work[: h + 1]
         for j in range(h):
             rows[j] = hull[j]
         rows[h] = row
-        return hull_of(X, rows, h + 1, d1, d2, out)
+        return hull_into(X, rows, h + 1, d1, d2, out, work[h + 1 :])
     last = first
     while _cross(X, hull[(last + 1) % h], hull[(last + 2) % h], row, d1, d2) <= 0.0:
         last += 1
