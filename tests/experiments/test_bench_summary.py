@@ -39,6 +39,9 @@ def test_summary_has_a_row_per_measurement_in_consistent_units():
     assert list(bsp_rows["benchmark"][:2]) == ["online BSP forest, leaf rule text", "online BSP forest, leaf rule law"]
     assert (bsp_rows["bytes per node"] > 0).all()
     assert list(bsp_rows["us per sample per tree"]) == list(online_bsp["us per point per tree"])
+    law = online_bsp["forest"] == "BSP (law)"  # says whether the two readings grew the same trees; the others do not
+    assert set(online_bsp.loc[law, "same trees as text"]) <= {"yes", "no"}
+    assert set(online_bsp.loc[~law, "same trees as text"]) == {""}
 
 
 @pytest.mark.slow
