@@ -22,6 +22,20 @@ def best_time(fn: Callable[[], object], repeats: int = 3) -> float:
     return min(times)
 
 
+def best_in_turn(calls: dict[str, Callable[[], object]], repeats: int = 3) -> tuple[dict[str, float], dict]:
+    """Each call's best wall time over ``repeats`` rounds, the calls in turn within a round (a slow spell of the
+    machine slows them alike), and each one's last output (freed before its next run: no call runs beside a dead
+    forest)."""
+    best, outputs = dict.fromkeys(calls, np.inf), {}
+    for _ in range(repeats):
+        for name, fn in calls.items():
+            outputs[name] = None
+            start = time.perf_counter()
+            outputs[name] = fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best, outputs
+
+
 def machine() -> str:
     import numba
     import sklearn

@@ -49,6 +49,7 @@ import pandas as pd
 from sklearn.ensemble import ExtraTreesClassifier
 from sklearn.metrics import accuracy_score, roc_auc_score
 
+from experiments.bench import best_in_turn
 from experiments.bench.threads import PointerChase
 from experiments.data import load
 from mondrian.amf import AMFClassifier
@@ -325,11 +326,7 @@ def online(
         "ours predict_proba + partial_fit on one row": lambda: ours_one_row(Xp, yp, n_classes, seeds[0]),
         "onelearn API one sample at a time": lambda: onelearn_one_sample(Xp, yp, n_classes, seeds[0]),
     }
-    best, outputs = dict.fromkeys(calls, np.inf), {}
-    for _ in range(ONE_SAMPLE_REPEATS):  # in turn: a slow spell of the machine slows every learner alike
-        for method, fn in calls.items():
-            outputs[method], seconds = _timed(fn)
-            best[method] = min(best[method], seconds)
+    best, outputs = best_in_turn(calls, ONE_SAMPLE_REPEATS)
     for method in calls:
         record(method, prefix, [best[method]], [losses(outputs[method], yp)])
     one = outputs["ours learn_one / predict_proba_one on arrays"]

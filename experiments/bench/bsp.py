@@ -16,11 +16,10 @@ by the machine's noise only.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
+from experiments.bench import best_in_turn
 from mondrian import MondrianForestRegressor, OnlineBSPForestRegressor
 
 
@@ -81,13 +80,9 @@ def run(dims=(2, 3, 5, 10), n_samples: int = 5000, n_trees: int = 10, repeats: i
         }
         for make in models.values():
             make().partial_fit(X[:50], y[:50])  # loads the kernels
-        seconds, fitted = dict.fromkeys(models, np.inf), {}
-        for _ in range(repeats):
-            for name, make in models.items():
-                fitted[name] = None  # the previous fit is freed first: no fit runs beside dead forests
-                start = time.perf_counter()
-                fitted[name] = make().partial_fit(X, y)
-                seconds[name] = min(seconds[name], time.perf_counter() - start)
+        seconds, fitted = best_in_turn(
+            {name: lambda make=make, X=X, y=y: make().partial_fit(X, y) for name, make in models.items()}, repeats
+        )
         same = np.array_equal(fitted["BSP"].predict(X), fitted["BSP (law)"].predict(X))
         for name in models:
             rows.append(
