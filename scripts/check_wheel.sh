@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The library as a user installs it: build the wheel, install it into a fresh virtual environment with its base
 # dependencies only, check that no harness package came with it, and run the README's library example and the
-# docstrings' Examples there (pytest is added to that environment for them, after the check).
+# docstrings' Examples there (pytest and pytest-xdist are added to that environment for them, after the check; the
+# Examples run on two processes, which split numba's first compile of the kernels between them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CHECKOUT="$(pwd)"
@@ -26,6 +27,6 @@ PY
 example="$(awk '/^## The library/{f=1} f&&/^```python/{p=1;next} p&&/^```/{exit} p' "$CHECKOUT/README.md")"
 "$WORK/venv/bin/python" -c "$example"
 echo "README example: ran against the installed wheel"
-"$WORK/venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest
-"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider --doctest-modules --pyargs mondrian
+"$WORK/venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest pytest-xdist
+"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider -n 2 --doctest-modules --pyargs mondrian
 echo "docstring Examples: ran against the installed wheel"
