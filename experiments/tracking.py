@@ -40,7 +40,7 @@ from experiments.config import CONF_DIR, figure_profiles, flatten
 from experiments.store import open_client
 from experiments.trial import TrialOutcome
 
-_METRICS_PER_BATCH = 1000  # MLflow's limits per log_batch call
+_ENTRIES_PER_BATCH = 1000  # MLflow's limits per log_batch call: entries in all, params
 _PARAMS_PER_BATCH = 100
 _PARAM_MAX_LENGTH = 6000
 _NOTE_MAX_LENGTH = 8000  # characters of a run's tag value
@@ -173,6 +173,27 @@ def claims_note(claims: list[dict]) -> str:
     return note if len(note) <= _NOTE_MAX_LENGTH else note[: _NOTE_MAX_LENGTH - 40] + "\n\n(cut: claims.json has all)"
 
 
+def _params(trial: dict) -> list[Param]:
+    """The flattened resolved trial config as a run's params."""
+    return [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(trial).items()]
+
+
+def _metrics(curves: pd.DataFrame, summary: dict[str, float]) -> list[Metric]:
+    """The curves as metric series (``step``: samples seen) and the summary numbers not among them at step 0."""
+    now = int(time.time() * 1000)
+    metrics = [
+        Metric(column, float(value), now, int(step))
+        for column in curves.columns
+        if column != "step"
+        for step, value in zip(curves["step"], curves[column], strict=False)
+        if math.isfinite(value)
+    ]
+    return metrics + [
+        Metric(key, float(value), now, 0) for key, value in summary.items()
+        if key not in curves.columns and math.isfinite(value)
+    ]  # fmt: skip
+
+
 def _write_frames(folder: Path, curves: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> None:
     """A run's curves.csv and tables/<name>.csv in ``folder``."""
     curves.to_csv(folder / "curves.csv", index=False)
@@ -303,54 +324,36 @@ class Tracker:
         return run.info.run_id
 
     def _log_trial(self, run_id: str, outcome: TrialOutcome) -> None:
-        """The trial's params, and its config and curves (or traceback) as artifacts."""
-        self._log_params(run_id, outcome.trial)
+        """The trial's params and numbers, and its config and curves (or traceback) as artifacts."""
+        numbers = []
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
             if outcome.error is not None:
                 (folder / "traceback.txt").write_text(outcome.error)
             else:
-                self._log_result(run_id, outcome, folder)
+                result = outcome.result
+                measured = {"duration_seconds": outcome.duration}
+                if outcome.peak_memory is not None:
+                    measured["peak_memory_mb"] = outcome.peak_memory
+                numbers = _metrics(result.curves, {**result.summary, **measured})
+                _write_frames(folder, result.curves, result.tables)
+            self._log_batches(run_id, _params(outcome.trial), numbers)
             self.client.log_artifacts(run_id, str(folder))
 
-    def _log_result(self, run_id: str, outcome: TrialOutcome, folder: Path) -> None:
-        result = outcome.result
-        measured = {"duration_seconds": outcome.duration}
-        if outcome.peak_memory is not None:
-            measured["peak_memory_mb"] = outcome.peak_memory
-        self._log_numbers(run_id, result.curves, {**result.summary, **measured})
-        _write_frames(folder, result.curves, result.tables)
-
-    def _log_params(self, run_id: str, trial: dict) -> None:
-        """The flattened resolved trial config as the run's params."""
-        params = [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(trial).items()]
-        for i in range(0, len(params), _PARAMS_PER_BATCH):
-            self.client.log_batch(run_id, params=params[i : i + _PARAMS_PER_BATCH])
-
-    def _log_numbers(self, run_id: str, curves: pd.DataFrame, summary: dict[str, float]) -> None:
-        """The curves as metric series (``step``: samples seen) and the summary numbers not among them at step 0."""
-        now = int(time.time() * 1000)
-        metrics = [
-            Metric(column, float(value), now, int(step))
-            for column in curves.columns
-            if column != "step"
-            for step, value in zip(curves["step"], curves[column], strict=False)
-            if math.isfinite(value)
-        ]
-        metrics += [
-            Metric(key, float(value), now, 0)
-            for key, value in summary.items()
-            if key not in curves.columns and math.isfinite(value)
-        ]
-        for i in range(0, len(metrics), _METRICS_PER_BATCH):
-            self.client.log_batch(run_id, metrics=metrics[i : i + _METRICS_PER_BATCH])
+    def _log_batches(self, run_id: str, params: list[Param], metrics: list[Metric]) -> None:
+        """Params and metrics in as few ``log_batch`` calls as MLflow's limits allow (each call is a transaction of
+        the store: most runs take one)."""
+        while params or metrics:
+            batch_params, params = params[:_PARAMS_PER_BATCH], params[_PARAMS_PER_BATCH:]
+            room = _ENTRIES_PER_BATCH - len(batch_params)
+            batch_metrics, metrics = metrics[:room], metrics[room:]
+            self.client.log_batch(run_id, metrics=batch_metrics, params=batch_params)
 
     def log_record(self, run: RunRecord) -> None:
         """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id`` as the sweep
         logged it: params, metrics, trial.json, curves.csv and tables."""
-        self._log_params(run.run_id, run.trial)
-        self._log_numbers(run.run_id, run.curves, run.metrics)
+        self._log_batches(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
