@@ -5,11 +5,13 @@ processes: ``--launcher dask``). Per trial: the training time (the protocol's ``
 (data loading, warm-up, fit, test predictions) and the peak resident memory of the process that ran it (both logged
 with the run); then the time-vs-n curve of the airline rows.
 
-    python -m experiments.bench.table1_scale [--rows apartments airline_100k ...] [--launcher joblib|dask]
+    python -m experiments.bench.table1_scale [--rows apartments airline_100k ...] [--methods BSP ...]
+                                             [--launcher joblib|dask]
 
 Runs go to a store of their own under ``--out`` (default ``results/bench/table1_scale``), never mixed with runs on
-real data; a sweep stopped midway resumes where it stopped. Writes ``table1_scale.csv`` and ``.md`` (one row per
-trial) and ``table1_scale_time.png`` and ``.pdf`` there.
+real data; a sweep stopped midway resumes where it stopped. The table keeps the trials of its earlier version that
+this call did not run (``--rows`` or ``--methods`` run again after a change), each with the commit it ran at.
+Writes ``table1_scale.csv`` and ``.md`` (one row per trial) and ``table1_scale_time.png`` and ``.pdf`` there.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from experiments.tracking import Tracker
 from experiments.trial import trial_hash
 
 ROWS = ("apartments", "airline_100k", "airline_400k", "airline_1m")
+METHODS = ("RF", "ERT", "MF", "MF increasing", "BSP")
 FIGURE = "bsp-table1"
 
 
@@ -48,11 +51,15 @@ def _config(out: Path, launcher: list[str]):
     ])  # fmt: skip
 
 
-def run_rows(rows: list[str], out: Path, launcher: list[str]) -> tuple[list, dict[str, str]]:
-    """Run the scale profile's trials of ``rows`` (the ones not run yet); returns every run of them and the commit
-    each ran at (by run id)."""
+def run_rows(
+    rows: list[str], out: Path, launcher: list[str], methods: list[str] | None = None
+) -> tuple[list, dict[str, str]]:
+    """Run the scale profile's trials of ``rows`` (of ``methods`` only, if given; the ones not run yet); returns every
+    run of them and the commit each ran at (by run id)."""
     cfg = _config(out, launcher)
-    trials = [t for t in figure_trials(cfg) if t["dataset"]["name"] in rows]
+    trials = [
+        t for t in figure_trials(cfg) if t["dataset"]["name"] in rows and (not methods or t["model"]["name"] in methods)
+    ]
     plan = FigurePlan(cfg, trials, fetch_datasets(trials))
     if reproduce_figure(cfg, plan=plan) != 0:
         raise RuntimeError(f"{FIGURE} (profile scale) did not finish the rows {', '.join(rows)} (above)")
@@ -74,9 +81,21 @@ def table(runs: list, commits: dict[str, str]) -> pd.DataFrame:
             "peak memory MB": run.metrics.get("peak_memory_mb", float("nan")), "rmse": run.metrics["rmse"],
             "commit": commits.get(run.run_id, "")[:10],
         })  # fmt: skip
-    frame = pd.DataFrame(records)
+    return _in_order(pd.DataFrame(records))
+
+
+def _in_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table's trials by row (in Table 1's order), then method."""
     order = {row: k for k, row in enumerate(ROWS)}
     return frame.sort_values(["row", "method"], key=lambda c: c.map(order) if c.name == "row" else c, ignore_index=True)
+
+
+def with_earlier(frame: pd.DataFrame, earlier: pd.DataFrame) -> pd.DataFrame:
+    """The table of this run's trials with the earlier table's trials it did not run (a row or method run again
+    alone, the others kept as measured, each with its commit)."""
+    ran = set(zip(frame["row"], frame["method"], strict=True))
+    kept = earlier[[(r, m) not in ran for r, m in zip(earlier["row"], earlier["method"], strict=True)]]
+    return _in_order(pd.concat([frame, kept], ignore_index=True) if len(kept) else frame)
 
 
 def time_vs_n(frame: pd.DataFrame, path: Path) -> list[Path]:
@@ -103,6 +122,9 @@ def time_vs_n(frame: pd.DataFrame, path: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS))
+    parser.add_argument(
+        "--methods", nargs="+", choices=METHODS, help="run these methods only; the table keeps the earlier ones'"
+    )
     parser.add_argument("--launcher", choices=("joblib", "dask"), default="joblib")
     parser.add_argument("--data", type=Path, default=Path("results/bench/standins"), help="the stand-ins' folder")
     parser.add_argument("--out", type=Path, default=Path("results/bench/table1_scale"))
@@ -114,10 +136,13 @@ def main(argv: list[str] | None = None) -> None:
         from distributed import LocalCluster
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-            runs, commits = run_rows(args.rows, out, ["launcher=dask", f"launcher.address={cluster.scheduler_address}"])
+            launcher = ["launcher=dask", f"launcher.address={cluster.scheduler_address}"]
+            runs, commits = run_rows(args.rows, out, launcher, args.methods)
     else:
-        runs, commits = run_rows(args.rows, out, ["launcher=joblib", "launcher.n_jobs=2"])
+        runs, commits = run_rows(args.rows, out, ["launcher=joblib", "launcher.n_jobs=2"], args.methods)
     frame = table(runs, commits)
+    if (out / "table1_scale.csv").exists():
+        frame = with_earlier(frame, pd.read_csv(out / "table1_scale.csv", dtype={"commit": str}))
     frame.to_csv(out / "table1_scale.csv", index=False)
     note = (
         f"Tabulated on {machine()}; trials run with launcher {args.launcher} at the commits listed, on the stand-ins"

@@ -2,6 +2,7 @@
 paper's 100 trees, run through the figure runner into the benchmark's own store, tabulated with their times and
 peak memory; a second call runs nothing again."""
 
+import pandas as pd
 import pytest
 
 from experiments.bench import table1_scale
@@ -22,3 +23,20 @@ def test_apartments_row_is_run_and_tabulated(tmp_path, monkeypatch):
     assert frame.set_index("method")["trees_per_fit"].to_dict()["BSP"] == 1
     again = table1_scale.table(*table1_scale.run_rows(["apartments"], out, launcher))
     assert again.equals(frame)  # finished trials are read back, not run again
+
+
+def test_a_method_run_again_replaces_its_trials_and_the_table_keeps_the_others():
+    def trial(row, method, seconds, commit):
+        return {"row": row, "method": method, "train_time s": seconds, "commit": commit}
+
+    earlier = pd.DataFrame([
+        trial("airline_1m", "RF", 3012.0, "ed2768f121"), trial("airline_100k", "BSP", 540.6, "2893da6db3"),
+        trial("airline_100k", "RF", 551.8, "2893da6db3"), trial("apartments", "BSP", 5.99, "2893da6db3"),
+    ])  # fmt: skip
+    now = pd.DataFrame([trial("airline_100k", "BSP", 236.0, "e4093b4abc")])
+    table = table1_scale.with_earlier(now, earlier)
+    assert list(zip(table["row"], table["method"], strict=True)) == [
+        ("apartments", "BSP"), ("airline_100k", "BSP"), ("airline_100k", "RF"), ("airline_1m", "RF"),
+    ]  # fmt: skip
+    assert table.set_index(["row", "method"]).loc[("airline_100k", "BSP"), "commit"] == "e4093b4abc"
+    assert table["train_time s"].tolist() == [5.99, 236.0, 551.8, 3012.0]
