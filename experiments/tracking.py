@@ -40,8 +40,6 @@ from experiments.config import CONF_DIR, figure_profiles, flatten
 from experiments.store import open_client
 from experiments.trial import TrialOutcome
 
-_ENTRIES_PER_BATCH = 1000  # MLflow's limits per log_batch call: entries in all, params
-_PARAMS_PER_BATCH = 100
 _PARAM_MAX_LENGTH = 6000
 _NOTE_MAX_LENGTH = 8000  # characters of a run's tag value
 _REPO = Path(__file__).resolve().parent.parent
@@ -338,22 +336,14 @@ class Tracker:
                     measured["peak_memory_mb"] = outcome.peak_memory
                 numbers = _metrics(result.curves, {**result.summary, **measured})
                 _write_frames(folder, result.curves, result.tables)
-            self._log_batches(run_id, _params(outcome.trial), numbers)
+            # one call: MLflow splits it into batches within its limits (100 params, 1000 entries)
+            self.client.log_batch(run_id, metrics=numbers, params=_params(outcome.trial))
             self.client.log_artifacts(run_id, str(folder))
-
-    def _log_batches(self, run_id: str, params: list[Param], metrics: list[Metric]) -> None:
-        """Params and metrics in as few ``log_batch`` calls as MLflow's limits allow (each call is a transaction of
-        the store: most runs take one)."""
-        while params or metrics:
-            batch_params, params = params[:_PARAMS_PER_BATCH], params[_PARAMS_PER_BATCH:]
-            room = _ENTRIES_PER_BATCH - len(batch_params)
-            batch_metrics, metrics = metrics[:room], metrics[room:]
-            self.client.log_batch(run_id, metrics=batch_metrics, params=batch_params)
 
     def log_record(self, run: RunRecord) -> None:
         """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id`` as the sweep
         logged it: params, metrics, trial.json, curves.csv and tables."""
-        self._log_batches(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
+        self.client.log_batch(run.run_id, metrics=_metrics(run.curves, run.metrics), params=_params(run.trial))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
