@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=Path("results/bench/standins"), help="the stand-ins' folder")
     parser.add_argument("--out", type=Path, default=Path("results/bench/table1_scale"))
     args = parser.parse_args(argv)
+    tabulated_on = machine()  # before the run writes its table into the checkout
     out = args.out.resolve() / args.launcher
     out.mkdir(parents=True, exist_ok=True)
     os.environ["MONDRIAN_DATA"] = str(stand_ins(args.data.resolve()))  # before anything reads the data home
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
         frame = with_earlier(frame, pd.read_csv(out / "table1_scale.csv", dtype={"commit": str}))
     frame.to_csv(out / "table1_scale.csv", index=False)
     note = (
-        f"Tabulated on {machine()}; trials run with launcher {args.launcher} at the commits listed, on the stand-ins"
+        f"Tabulated on {tabulated_on}; trials run with launcher {args.launcher} at the commits listed, on the stand-ins"
         " of experiments.bench.standins.\n\n"
     )
     (out / "table1_scale.md").write_text(note + frame.to_markdown(index=False, floatfmt=".4g") + "\n")
