@@ -336,14 +336,19 @@ class Tracker:
                     measured["peak_memory_mb"] = outcome.peak_memory
                 numbers = _metrics(result.curves, {**result.summary, **measured})
                 _write_frames(folder, result.curves, result.tables)
-            # one call: MLflow splits it into batches within its limits (100 params, 1000 entries)
-            self.client.log_batch(run_id, metrics=numbers, params=_params(outcome.trial))
+            self._log_numbers(run_id, _params(outcome.trial), numbers)
             self.client.log_artifacts(run_id, str(folder))
+
+    def _log_numbers(self, run_id: str, params: list[Param], metrics: list[Metric]) -> None:
+        """The params, then the metrics (MLflow splits each call into batches within its limits: 100 params, 1000
+        entries; one call for both was no faster, measured on the evidence's import)."""
+        self.client.log_batch(run_id, params=params)
+        self.client.log_batch(run_id, metrics=metrics)
 
     def log_record(self, run: RunRecord) -> None:
         """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id`` as the sweep
         logged it: params, metrics, trial.json, curves.csv and tables."""
-        self.client.log_batch(run.run_id, metrics=_metrics(run.curves, run.metrics), params=_params(run.trial))
+        self._log_numbers(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
