@@ -322,8 +322,8 @@ class Tracker:
         return run.info.run_id
 
     def _log_trial(self, run_id: str, outcome: TrialOutcome) -> None:
-        """The trial's params and numbers, and its config and curves (or traceback) as artifacts."""
-        numbers = []
+        """The trial's params and metrics, and its config and curves (or traceback) as artifacts."""
+        metrics = []
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(outcome.trial, indent=2, default=str))
@@ -334,12 +334,12 @@ class Tracker:
                 measured = {"duration_seconds": outcome.duration}
                 if outcome.peak_memory is not None:
                     measured["peak_memory_mb"] = outcome.peak_memory
-                numbers = _metrics(result.curves, {**result.summary, **measured})
+                metrics = _metrics(result.curves, {**result.summary, **measured})
                 _write_frames(folder, result.curves, result.tables)
-            self._log_numbers(run_id, _params(outcome.trial), numbers)
+            self._log_params_and_metrics(run_id, _params(outcome.trial), metrics)
             self.client.log_artifacts(run_id, str(folder))
 
-    def _log_numbers(self, run_id: str, params: list[Param], metrics: list[Metric]) -> None:
+    def _log_params_and_metrics(self, run_id: str, params: list[Param], metrics: list[Metric]) -> None:
         """The params, then the metrics (MLflow splits each call into batches within its limits: 100 params, 1000
         entries; one call for both was no faster, measured on the evidence's import)."""
         self.client.log_batch(run_id, params=params)
@@ -348,7 +348,7 @@ class Tracker:
     def log_record(self, run: RunRecord) -> None:
         """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id`` as the sweep
         logged it: params, metrics, trial.json, curves.csv and tables."""
-        self._log_numbers(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
+        self._log_params_and_metrics(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
