@@ -5,6 +5,11 @@ n_features) row in double precision and cast it to the trees' precision themselv
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
+from functools import lru_cache
+from operator import itemgetter
+
 import numba
 import numpy as np
 from numba.typed import List
@@ -20,41 +25,51 @@ ROOM = 256
 SAMPLE_DTYPE = np.float64
 
 
-def sample_keys(x: dict, known: tuple | None) -> tuple:
-    """The features of the dict sample x in the model's order: ``known`` (learnt from the first dict, or the fitted
-    feature names), or x's own order for a model that has learnt nothing yet. A missing or unknown feature is a
-    ValueError naming it (a zero in its place would be a silent change of the data)."""
+def sample_values(x: dict, known: tuple | None) -> tuple:
+    """The values of the dict sample x in the model's feature order: ``known`` (learnt from the first dict, or the
+    fitted feature names), or x's own order for a model that has learnt nothing yet. A missing or unknown feature is
+    a ValueError naming it (a zero in its place would be a silent change of the data)."""
     if known is None:
-        return tuple(x)
-    if len(x) != len(known) or any(key not in x for key in known):
-        missing = [key for key in known if key not in x]
-        unknown = [key for key in x if key not in set(known)]
-        raise ValueError(
-            f"x must hold the features the model learnt, {len(known)} of them: "
-            + "; ".join(
-                part
-                for part in (
-                    f"missing {missing!r}" if missing else "",
-                    f"not learnt {unknown!r}" if unknown else "",
-                )
-                if part
-            )
+        return tuple(x.values())
+    # x holds exactly the known features if it has as many and each of them (a plain dict raises KeyError for a
+    # missing one; a defaultdict would make it up)
+    if len(x) == len(known) and (type(x) is dict or all(key in x for key in known)):
+        try:
+            return _values_of(known)(x)
+        except KeyError:
+            pass
+    missing = [key for key in known if key not in x]
+    unknown = [key for key in x if key not in set(known)]
+    raise ValueError(
+        f"x must hold the features the model learnt, {len(known)} of them: "
+        + "; ".join(
+            part
+            for part in (f"missing {missing!r}" if missing else "", f"not learnt {unknown!r}" if unknown else "")
+            if part
         )
-    return known
+    )
+
+
+@lru_cache(maxsize=8)
+def _values_of(keys: tuple) -> Callable[[dict], tuple]:
+    """A function giving a dict's values at ``keys`` as a tuple, in C (a Python loop over the keys costs about as
+    much as a one-sample kernel's work on a small tree)."""
+    get = itemgetter(*keys)
+    return get if len(keys) > 1 else lambda x: (get(x),)
 
 
 def one_row(x, known_keys: tuple | None, n_features: int | None) -> np.ndarray:
     """The sample x as a (1, n_features) C-contiguous row of ``SAMPLE_DTYPE`` (values are checked by the caller's
     kernels or validation). ``known_keys``: the feature order a dict sample follows (None before any)."""
-    if isinstance(x, dict):
-        keys = sample_keys(x, known_keys)
-        values = [x[key] for key in keys]
-    else:
-        values = x
-    try:  # contiguous: a row of a Fortran-ordered array would compile anew; too large a value: inf, refused later
-        with np.errstate(over="ignore"):
+    values = sample_values(x, known_keys) if isinstance(x, dict) else x
+    # contiguous: a row of a Fortran-ordered array would compile anew. A value too large for SAMPLE_DTYPE: inf,
+    # refused later, without numpy's warning about the cast (silenced only where it can occur: numpy's state costs
+    # about a microsecond to set).
+    wide = isinstance(values, np.ndarray) and values.dtype.itemsize > np.dtype(SAMPLE_DTYPE).itemsize
+    try:
+        with np.errstate(over="ignore") if wide else nullcontext():
             row = np.ascontiguousarray(values, dtype=SAMPLE_DTYPE)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, OverflowError) as error:
         raise ValueError(f"x must hold numbers: {error}") from None
     if row.ndim != 1:
         raise ValueError(

@@ -4,6 +4,7 @@ samples follow the first dict's features; classes are known up front; failing ca
 
 import copy
 import pickle
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -130,13 +131,25 @@ def test_dict_samples_with_integer_keys_set_no_feature_names():
     assert model.predict_one(dict(enumerate(X[0].tolist()))) == model.predict(X[:1])[0]
 
 
+def test_a_one_feature_dict_sample_is_its_value():
+    X, y = _stream(20)
+    by_dict, by_array = AMFRegressor(n_estimators=2, random_state=0), AMFRegressor(n_estimators=2, random_state=0)
+    for value, label in zip(X[:, 0].tolist(), y.tolist(), strict=True):
+        by_dict.learn_one({"a": value}, label)
+        by_array.learn_one(np.array([value]), label)
+    assert by_dict.predict_one({"a": X[0, 0]}) == by_array.predict_one(X[:1, 0]) == by_array.predict(X[:1, :1])[0]
+
+
 @pytest.mark.parametrize(
     ("x", "message"),
     [
         ({"a": 0.1, "b": 0.2, "c": 0.3}, r"missing \['d'\]"),
         ({"a": 0.1, "b": 0.2, "c": 0.3, "d": 0.4, "e": 0.5}, r"not learnt \['e'\]"),
         ({"a": 0.1, "b": 0.2, "c": 0.3, "e": 0.5}, r"missing \['d'\]; not learnt \['e'\]"),
+        # a defaultdict would make up the missing feature: it is refused as a dict is
+        (defaultdict(float, {"a": 0.1, "b": 0.2, "c": 0.3, "e": 0.5}), r"missing \['d'\]; not learnt \['e'\]"),
         ({"a": 0.1, "b": 0.2, "c": 0.3, "d": "x"}, "must hold numbers"),
+        ({"a": 0.1, "b": 0.2, "c": 0.3, "d": 10**400}, "must hold numbers: int too large"),
         ({"a": 0.1, "b": 0.2, "c": 0.3, "d": np.nan}, "NaN"),
         ([0.1, 0.2, 0.3], "x has 3 features, but the model is expecting 4"),
         ([[0.1, 0.2, 0.3, 0.4]], "must be one sample"),
