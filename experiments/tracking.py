@@ -34,6 +34,7 @@ import pandas as pd
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
+from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import CONF_DIR, figure_profiles, flatten
@@ -345,15 +346,16 @@ class Tracker:
         self.client.log_batch(run_id, params=params)
         self.client.log_batch(run_id, metrics=metrics)
 
-    def log_record(self, run: RunRecord) -> None:
-        """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id`` as the sweep
-        logged it: params, metrics, trial.json, curves.csv and tables."""
+    def log_record(self, run: RunRecord, artifact_uri: str) -> None:
+        """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id``, whose
+        artifacts go to ``artifact_uri`` (given by its creation: MLflow would read the run again to find it), as the
+        sweep logged it: params, metrics, trial.json, curves.csv and tables."""
         self._log_params_and_metrics(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
             _write_frames(folder, run.curves, run.tables)
-            self.client.log_artifacts(run.run_id, str(folder))
+            get_artifact_repository(artifact_uri, tracking_uri=self.uri).log_artifacts(str(folder))
 
     def load_runs(self, experiment: str, hashes: list[str]) -> list[RunRecord]:
         """The finished runs of these trials, in the given order (trials without one are left out)."""

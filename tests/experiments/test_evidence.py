@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import sqlalchemy
 from ui_server import serving
 
 from experiments import evidence, report
@@ -80,6 +81,41 @@ def test_importing_keeps_run_ids_times_and_parents_and_is_idempotent(exported, t
         assert copy.data.params == original.data.params and copy.data.metrics == original.data.metrics
         assert copy.data.tags["mlflow.parentRunId"] == parent
     assert target.load_runs(figure.figure, list(tracker.finished_runs(figure.figure)))
+
+
+def test_a_store_holding_a_run_is_not_fresh_even_a_deleted_one(tmp_path):
+    tracker = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
+    assert evidence._holds_no_runs(tracker)
+    run = tracker.client.create_run(tracker.experiment_id("user"))
+    tracker.client.delete_run(run.info.run_id)
+    assert not evidence._holds_no_runs(tracker)
+
+
+def test_commits_wait_for_the_disk_again_after_a_fresh_import_and_elsewhere_always(tmp_path):
+    """The import into a fresh store commits without flushes to the disk: only to that file, and only while it
+    runs (SQLite's default, FULL, is 2; OFF is 0)."""
+    store, other = tmp_path / "store.db", tmp_path / "other.db"
+    engines = {path: sqlalchemy.create_engine(f"sqlite:///{path}") for path in (store, other)}
+
+    def synchronous(path):
+        with engines[path].connect() as connection:
+            return connection.exec_driver_sql("PRAGMA synchronous").scalar()
+
+    assert synchronous(store) == synchronous(other) == 2
+    with evidence._commits_unflushed(store):
+        assert synchronous(store) == 0 and synchronous(other) == 2
+    assert synchronous(store) == synchronous(other) == 2
+
+
+def test_a_fresh_import_takes_a_run_two_evidences_share_once(exported, tmp_path):
+    """Into a store that held no runs, the import knows the runs from those it created: a run in two figures'
+    evidence (the harness reuses a finished trial) is created once."""
+    root, _, figure = exported
+    twice = tmp_path / "evidence"
+    shutil.copytree(root / "quick" / figure.figure, twice / "quick" / figure.figure)
+    shutil.copytree(root / "quick" / figure.figure, twice / "paper" / figure.figure)
+    target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
+    assert evidence.import_all(target, twice) == figure.n_trials + 1
 
 
 @pytest.fixture

@@ -126,8 +126,9 @@ def test_a_record_beyond_one_batch_is_logged_whole_in_mlflows_limits(tracker):
     trial = {"dataset": {"name": "toy"}, "model": {"name": "m"}, "grid": {f"p{k:03d}": k for k in range(148)}}
     curves = pd.DataFrame({"step": range(1, 1251), "loss": [1.0 / s for s in range(1, 1251)]})
     curves["accuracy"] = 1.0 - curves["loss"]
-    run_id = tracker.client.create_run(tracker.experiment_id("batches")).info.run_id
-    tracker.log_record(RunRecord(run_id, "r", trial, {"train_time": 2.0}, curves))
+    created = tracker.client.create_run(tracker.experiment_id("batches"))
+    run_id = created.info.run_id
+    tracker.log_record(RunRecord(run_id, "r", trial, {"train_time": 2.0}, curves), created.info.artifact_uri)
     run = tracker.client.get_run(run_id)
     assert len(run.data.params) == 150 and run.data.params["grid.p147"] == "147"
     assert run.data.metrics == {"loss": 1.0 / 1250, "accuracy": 1.0 - 1.0 / 1250, "train_time": 2.0}
