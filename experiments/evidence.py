@@ -343,11 +343,11 @@ def _commits_unflushed(store: Path) -> Iterator[None]:
                 connection.execute(f"PRAGMA synchronous={int(before)}")
 
 
-def import_figure(tracker: Tracker, evidence: FigureEvidence, runs: _Runs | None = None) -> int:
+def import_figure(tracker: Tracker, evidence: FigureEvidence, runs: _Runs) -> int:
     """Load one figure's evidence into the store under its original run ids, times and tags, the figure run with its
     claims' table as its description, the trial runs named as a sweep of them names them today (runs already there
-    are left alone; the experiment gets the tags the UI reads even then); returns the number of runs created."""
-    runs = runs or _Runs(tracker, fresh=False)
+    are left alone, ``runs`` says which are there; the experiment gets the tags the UI reads even then); returns
+    the number of runs created."""
     created = 0
     parent = evidence.run
     tracker.experiment_id(evidence.figure_id)

@@ -24,6 +24,7 @@ from itertools import combinations
 import numba
 import numpy as np
 
+from experiments.bench.bsp import points
 from mondrian import OnlineBSPForestRegressor
 from mondrian._bsp import _descend
 from mondrian._orient import certain_orientation
@@ -32,17 +33,10 @@ from mondrian.hull import UNDECIDED, contains, locate, perimeter_at
 FIT, N_SAMPLES = 4000, 5000
 
 
-def bench_points(d: int) -> tuple[np.ndarray, np.ndarray]:
-    """The points of the benchmark's BSP rows at dimension d (``experiments/bench/bsp.py``)."""
-    rng = np.random.default_rng(d)
-    X = rng.uniform(size=(N_SAMPLES, d))
-    return X, 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 0.2 * rng.standard_normal(N_SAMPLES)
-
-
 def hull_work(d: int, updates: int):
     """The fitted tree's point store, the points followed, and the hulls (start, size, d1, d2, point) their updates
     test and grow."""
-    X, y = bench_points(d)
+    X, y = points(d, N_SAMPLES)
     model = OnlineBSPForestRegressor(n_estimators=1, leaf_sampling="law", random_state=0).partial_fit(X[:FIT], y[:FIT])
     tree, store, Z = model.trees_[0].nodes, model.points_.X, X[FIT : FIT + updates]
     pairs = np.array(list(combinations(range(d), 2)))

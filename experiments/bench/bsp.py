@@ -67,12 +67,17 @@ def memory(model) -> dict[str, float]:
     }
 
 
+def points(d: int, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """The benchmark's points at dimension d: x ~ U[0,1]^d, y = 10 sin(pi x1 x2) + N(0, 0.2^2)."""
+    rng = np.random.default_rng(d)
+    X = rng.uniform(size=(n_samples, d))
+    return X, 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 0.2 * rng.standard_normal(n_samples)
+
+
 def run(dims=(2, 3, 5, 10), n_samples: int = 5000, n_trees: int = 10, repeats: int = 3) -> pd.DataFrame:
     rows = []
     for d in dims:
-        rng = np.random.default_rng(d)
-        X = rng.uniform(size=(n_samples, d))
-        y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 0.2 * rng.standard_normal(n_samples)
+        X, y = points(d, n_samples)
         models = {  # the text's leaf rule (the default) and the law's
             "BSP": lambda: OnlineBSPForestRegressor(n_trees, leaf_sampling="text", random_state=0, n_jobs=1),
             "BSP (law)": lambda: OnlineBSPForestRegressor(n_trees, leaf_sampling="law", random_state=0, n_jobs=1),
