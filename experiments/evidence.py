@@ -29,12 +29,14 @@ import sqlite3
 import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+from joblib import Parallel, delayed
 from mlflow.entities import ViewType
 from mlflow.exceptions import MlflowException
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
@@ -374,20 +376,64 @@ def import_figure(tracker: Tracker, evidence: FigureEvidence, runs: _Runs) -> in
     return created
 
 
-def import_all(tracker: Tracker, root: Path = ROOT) -> int:
-    """Load every committed evidence into the store (see import_figure); returns the number of runs created."""
+def import_all(tracker: Tracker, root: Path = ROOT, n_jobs: int = -1) -> int:
+    """Load every committed evidence into the store (see import_figure); returns the number of runs created. A store
+    that holds no runs takes the figures on ``n_jobs`` processes (joblib's convention: -1 for every core), each
+    figure the runs no figure before it holds (``_fresh_import``); a store with runs takes them one by one."""
     if sqlite_file(tracker.uri) is None:
         raise ValueError(f"evidence is imported into a SQLite store only (run ids are kept), not {tracker.uri}")
-    fresh = _holds_no_runs(tracker)
-    runs, created = _Runs(tracker, fresh), 0
-    with (
-        _commits_unflushed(sqlite_file(tracker.uri)) if fresh else nullcontext(),
-        progress(sorted(Path(root).glob("*/*/figure.json")), desc="importing the evidence", unit="figure") as bar,
-    ):
-        for path in bar:
-            bar.set_postfix_str(path.parent.name)
-            created += import_figure(tracker, read(root, path.parent.parent.name, path.parent.name), runs)
+    figures = [(path.parent.parent.name, path.parent.name) for path in sorted(Path(root).glob("*/*/figure.json"))]
+    if _holds_no_runs(tracker):
+        return _fresh_import(tracker, root, figures, n_jobs)
+    runs, created = _Runs(tracker, fresh=False), 0
+    with progress(figures, desc="importing the evidence", unit="figure") as bar:
+        for profile, figure_id in bar:
+            bar.set_postfix_str(figure_id)
+            created += import_figure(tracker, read(root, profile, figure_id), runs)
     return created
+
+
+def _run_ids(root: Path, profile: str, figure_id: str) -> list[str]:
+    """The runs of a figure's evidence: its figure run, then its trial runs."""
+    source = folder(root, profile, figure_id)
+    rows = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
+    return [json.loads((source / "figure.json").read_text())["run"]["run_id"], *(row["run_id"] for row in rows)]
+
+
+def _fresh_import(tracker: Tracker, root: Path, figures: list[tuple[str, str]], n_jobs: int) -> int:
+    """import_all into a store that holds no runs, the figures on ``n_jobs`` processes (MLflow's writing of a run,
+    in Python, is most of the time; SQLite takes their commits in turn). A run that several figures' evidence holds
+    (a trial the harness reused) is created by the first of them in order, as one process would: each figure is
+    told the runs before it. The experiments are created first, here (and tagged as the UI reads them)."""
+    root, ids = Path(root).resolve(), [_run_ids(root, *figure) for figure in figures]  # workers may be elsewhere
+    taken = [frozenset(ids[k]).intersection(frozenset().union(*ids[:k])) for k in range(len(figures))]
+    for figure_id in dict.fromkeys(figure_id for _, figure_id in figures):
+        tracker.experiment_id(figure_id)
+    uri = f"sqlite:///{sqlite_file(tracker.uri).resolve()}"
+    artifact_root = None if tracker.artifact_root is None else str(tracker.artifact_root)
+    largest_first = sorted(range(len(figures)), key=lambda k: -len(ids[k]))  # no large figure left for the end
+    jobs = [delayed(_import_into_fresh)(uri, artifact_root, root, *figures[k], taken[k]) for k in largest_first]
+    created = 0
+    with progress(total=len(jobs), desc="importing the evidence", unit="figure") as bar:
+        for count in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+            created += count
+            bar.update()
+    return created
+
+
+@lru_cache(maxsize=1)
+def _worker_tracker(uri: str, artifact_root: str | None) -> Tracker:
+    """A worker's Tracker, opened once for all the figures it imports (opening checks the store's schema)."""
+    return Tracker(uri, artifact_root)
+
+
+def _import_into_fresh(uri: str, artifact_root: str | None, root: Path, profile: str, figure_id: str, taken) -> int:
+    """One figure's share of ``_fresh_import``, in a worker: its runs but those a figure before it takes."""
+    tracker = _worker_tracker(uri, artifact_root)
+    runs = _Runs(tracker, fresh=True)
+    runs.created.update(taken)
+    with _commits_unflushed(sqlite_file(uri)):
+        return import_figure(tracker, read(root, profile, figure_id), runs)
 
 
 def main(argv: list[str] | None = None) -> int:

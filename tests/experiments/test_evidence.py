@@ -107,15 +107,21 @@ def test_commits_wait_for_the_disk_again_after_a_fresh_import_and_elsewhere_alwa
     assert synchronous(store) == synchronous(other) == 2
 
 
-def test_a_fresh_import_takes_a_run_two_evidences_share_once(exported, tmp_path):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_fresh_import_takes_a_run_two_evidences_share_once(exported, tmp_path, n_jobs):
     """Into a store that held no runs, the import knows the runs from those it created: a run in two figures'
-    evidence (the harness reuses a finished trial) is created once."""
-    root, _, figure = exported
+    evidence (the harness reuses a finished trial) is created once, by the first figure, also when the figures are
+    imported by two processes; the runs are those one process creates."""
+    root, tracker, figure = exported
     twice = tmp_path / "evidence"
     shutil.copytree(root / "quick" / figure.figure, twice / "quick" / figure.figure)
     shutil.copytree(root / "quick" / figure.figure, twice / "paper" / figure.figure)
     target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
-    assert evidence.import_all(target, twice) == figure.n_trials + 1
+    assert evidence.import_all(target, twice, n_jobs=n_jobs) == figure.n_trials + 1
+    for run in tracker.finished_runs(figure.figure).values():
+        original, copy = run, target.client.get_run(run.info.run_id)
+        assert copy.data.params == original.data.params and copy.data.metrics == original.data.metrics
+        assert target.client.list_artifacts(copy.info.run_id)
 
 
 @pytest.fixture
