@@ -399,11 +399,15 @@ def perimeter_at(X, vertices, start, h, d1, d2):
     """``perimeter`` of the hull vertices[start:start + h] (the same sums in the same order)."""
     if h == 1:
         return 0.0
-    total = 0.0
-    for k in range(h):
-        a, b = vertices[start + k], vertices[start + (k + 1 if k + 1 < h else 0)]
-        total += hypot(X[b, d1] - X[a, d1], X[b, d2] - X[a, d2])  # np.hypot's values, without a call per edge
-    return total
+    first = vertices[start]
+    x0, y0 = X[first, d1], X[first, d2]
+    ax, ay, total = x0, y0, 0.0
+    for k in range(1, h):  # each vertex read once: an edge's end is the next one's start
+        b = vertices[start + k]
+        bx, by = X[b, d1], X[b, d2]
+        total += hypot(bx - ax, by - ay)  # np.hypot's values, without a call per edge
+        ax, ay = bx, by
+    return total + hypot(x0 - ax, y0 - ay)
 
 
 @kernel
