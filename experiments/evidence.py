@@ -158,11 +158,16 @@ def _parsed(block: pd.DataFrame | None, columns: list[str]) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(block[columns].to_csv(index=False)))
 
 
+def _documents(source: Path) -> tuple[dict, list[dict]]:
+    """A figure's evidence folder's figure.json and runs.jsonl rows."""
+    rows = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
+    return json.loads((source / "figure.json").read_text()), rows
+
+
 def read(root: Path, profile: str, figure_id: str) -> FigureEvidence:
     """The committed evidence of a figure at a profile."""
     source = folder(root, profile, figure_id)
-    document = json.loads((source / "figure.json").read_text())
-    rows = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
+    document, rows = _documents(source)
     curves = _split(source / "curves")
     tables = {path.stem: _split(path.with_suffix("")) for path in sorted((source / "tables").glob("*.*"))}
     runs = [
@@ -394,9 +399,8 @@ def import_all(tracker: Tracker, root: Path = ROOT, n_jobs: int = -1) -> int:
 
 def _run_ids(root: Path, profile: str, figure_id: str) -> list[str]:
     """The runs of a figure's evidence: its figure run, then its trial runs."""
-    source = folder(root, profile, figure_id)
-    rows = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
-    return [json.loads((source / "figure.json").read_text())["run"]["run_id"], *(row["run_id"] for row in rows)]
+    document, rows = _documents(folder(root, profile, figure_id))
+    return [document["run"]["run_id"], *(row["run_id"] for row in rows)]
 
 
 def _fresh_import(tracker: Tracker, root: Path, figures: list[tuple[str, str]], n_jobs: int) -> int:
@@ -405,7 +409,10 @@ def _fresh_import(tracker: Tracker, root: Path, figures: list[tuple[str, str]], 
     (a trial the harness reused) is created by the first of them in order, as one process would: each figure is
     told the runs before it. The experiments are created first, here (and tagged as the UI reads them)."""
     root, ids = Path(root).resolve(), [_run_ids(root, *figure) for figure in figures]  # workers may be elsewhere
-    taken = [frozenset(ids[k]).intersection(frozenset().union(*ids[:k])) for k in range(len(figures))]
+    seen, taken = set(), []
+    for run_ids in ids:
+        taken.append(seen.intersection(run_ids))
+        seen.update(run_ids)
     for figure_id in dict.fromkeys(figure_id for _, figure_id in figures):
         tracker.experiment_id(figure_id)
     uri = f"sqlite:///{sqlite_file(tracker.uri).resolve()}"

@@ -119,8 +119,8 @@ def test_a_fresh_import_takes_a_run_two_evidences_share_once(exported, tmp_path,
     target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
     assert evidence.import_all(target, twice, n_jobs=n_jobs) == figure.n_trials + 1
     for run in tracker.finished_runs(figure.figure).values():
-        original, copy = run, target.client.get_run(run.info.run_id)
-        assert copy.data.params == original.data.params and copy.data.metrics == original.data.metrics
+        copy = target.client.get_run(run.info.run_id)
+        assert copy.data.params == run.data.params and copy.data.metrics == run.data.metrics
         assert target.client.list_artifacts(copy.info.run_id)
 
 
