@@ -43,12 +43,13 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from experiments.config import compose
-from experiments.figures import CLAIM
 from experiments.progress import progress
+from experiments.provenance import git_commit, is_clean, same_code
 from experiments.reproduce import draw, figure_trials, settings_used
 from experiments.store import sqlite_file
-from experiments.tracking import RunRecord, Tracker, claims_note, git_commit
+from experiments.tracking import RunRecord, Tracker, claims_note
 from experiments.trial import run_names, trial_hash, trial_name
+from experiments.verdicts import tally
 
 ROOT = Path("results/evidence")
 BIG = 1_000_000  # bytes of CSV above which a blocks file is written as Parquet
@@ -59,6 +60,10 @@ _UNRECORDED = frozenset({MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE})
 
 class IncompleteRun(RuntimeError):
     """The local store has no complete drawn run of the figure at that profile."""
+
+
+class MixedCode(RuntimeError):
+    """A figure's runs are not of one clean commit and one profile, or the checkout's code is not the one they ran."""
 
 
 @dataclass
@@ -180,6 +185,7 @@ def read(root: Path, profile: str, figure_id: str) -> FigureEvidence:
             tables={
                 name: _parsed(tables[name].get(row["run_id"]), cols) for name, cols in row["table_columns"].items()
             },
+            commit=row["tags"].get("git_commit", ""),
         )
         for row in rows
     ]
@@ -215,7 +221,8 @@ def redraw(root: Path, profile: str, figure_id: str, overrides: list[str] = (), 
     """Draw the committed figure and tables from its evidence alone (where ``overrides`` put them, by default
     results/figures and results/tables); returns the claims. When the claims or the settings differ from those its
     figure.json records (the code of the checkout decides them), or with ``restamp``, figure.json takes them with the
-    commit of the checkout; a drawing that changes nothing leaves it as it is."""
+    commit of the checkout, which must hold the code the trials ran (MixedCode otherwise: claims drawn by other code
+    than the trials' are not evidence); a drawing that changes nothing leaves it as it is."""
     evidence = read(root, profile, figure_id)
     cfg = figure_config(figure_id, profile, overrides=overrides)
     files, claims = draw(cfg, evidence.runs, {})
@@ -223,16 +230,34 @@ def redraw(root: Path, profile: str, figure_id: str, overrides: list[str] = (), 
     document = [c.as_dict() for c in claims]
     where = {k: v for k, v in settings.items() if k != "files"}  # the same drawing, wherever it was written
     if restamp or (document, where) != (evidence.claims, {k: v for k, v in evidence.settings.items() if k != "files"}):
-        counted = [c for c in claims if c.kind == CLAIM]
-        tally = f"{sum(c.passed for c in counted)}/{len(counted)}"
-        tags = {**evidence.run["tags"], "git_commit": git_commit(), "claims_passed": tally}
+        here = drawing_commit(figure_id, settings["commits"])
+        tags = {**evidence.run["tags"], "git_commit": here, "claims_passed": tally(document)}
         write_figure(folder(root, profile, figure_id), {**evidence.run, "tags": tags}, document, settings)
     return document
 
 
+def drawing_commit(figure_id: str, commits: list[str]) -> str:
+    """The commit of the checkout, which draws a figure whose trials ran at ``commits``: raises MixedCode unless they
+    are one clean commit and the checkout, clean, holds the same code."""
+    here = git_commit()
+    if len(commits) != 1 or not is_clean(commits[0]):
+        raise MixedCode(
+            f"{figure_id}: its trials ran at {len(commits)} commits ({', '.join(commits) or 'none recorded'}), not one "
+            "clean commit: commit the code, then run the figure into a store of its own (MLFLOW_TRACKING_URI="
+            "sqlite:///results/clean.db make reproduce-figure ..., then make evidence ... with the same variable)"
+        )
+    if not is_clean(here) or not same_code(commits[0], here):
+        raise MixedCode(
+            f"{figure_id}: its trials ran the code of {commits[0][:12]}, the checkout's is {here[:12]} (mondrian/, "
+            "experiments/ or conf/ differ, or are changed): draw it at that commit, or run it again at this one"
+        )
+    return here
+
+
 def export(tracker: Tracker, figure_id: str, profile: str, root: Path = ROOT, overrides: list[str] = ()) -> Path:
     """Write the evidence of the figure's latest complete drawn run at ``profile`` in the store, then redraw the
-    committed figure from it (``overrides``: as for redraw). Raises IncompleteRun when the store has no such run."""
+    committed figure from it (``overrides``: as for redraw). Raises IncompleteRun when the store has no such run,
+    MixedCode when its trials are not of that profile alone and one clean commit whose code the checkout holds."""
     cfg = figure_config(figure_id, profile, committed=False)
     hashes = [trial_hash(t) for t in figure_trials(cfg)]
     run = _complete_figure_run(tracker, figure_id, profile, hashes)
@@ -245,6 +270,13 @@ def export(tracker: Tracker, figure_id: str, profile: str, root: Path = ROOT, ov
             "end_time": info.info.end_time,
             "tags": {k: v for k, v in info.data.tags.items() if k not in _UNRECORDED},
         }
+    profiles = sorted({m["tags"].get("profile", "") for m in meta.values()})
+    if profiles != [profile]:
+        raise MixedCode(
+            f"{figure_id}: its runs are of profiles {', '.join(profiles)}, not {profile} alone (a trial another "
+            "profile ran was reused): run it into a store of its own"
+        )
+    drawing_commit(figure_id, sorted({record.commit for record in runs}))
     figure_run = {
         "run_id": run.info.run_id,
         "name": run.info.run_name,
@@ -454,9 +486,12 @@ def main(argv: list[str] | None = None) -> int:
         targets = [p.parent for p in sorted(ROOT.glob("*/*/figure.json"))]
         targets = [t for t in targets if not args.figures or t.name in args.figures]
         for target in targets:
-            claims = redraw(ROOT, target.parent.name, target.name)
-            counted = [c for c in claims if c["kind"] == "claim"]
-            print(f"{target.name} ({target.parent.name}): {sum(c['passed'] for c in counted)}/{len(counted)} claims")
+            try:
+                claims = redraw(ROOT, target.parent.name, target.name)
+            except MixedCode as error:
+                print(f"not redrawn: {error}")
+                return 1
+            print(f"{target.name} ({target.parent.name}): {tally(claims)} claims reproduced")
         return 0
     tracking = compose([]).tracking
     tracker = Tracker(args.uri or tracking.uri, tracking.artifact_root)
@@ -465,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         target = export(tracker, args.figure, args.profile)
-    except IncompleteRun as error:
+    except (IncompleteRun, MixedCode) as error:
         print(f"not exported: {error}")
         return 1
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())

@@ -4,14 +4,18 @@ By default it is built from the committed evidence (results/evidence, see experi
 results/REPORT.md and REPORT.html: the same bytes on any machine, from a fresh clone. With ``--uri`` it is built from an
 MLflow store instead (`make report-local`: this machine's runs) into a path of its own (results/local/REPORT.md).
 
-For every registered figure and table id it takes the drawn figure at the first profile of PROFILES that has one: the
-image, the settings it was drawn from, the checks with the measured numbers and their verdicts, and a link to the
-figure's run in the MLflow UI (`make ui` serves the committed runs). Checks come in two kinds: the paper's claims,
-which the verdict counts, and invariants of the code or drawing, which are reported and never counted. A claim that
-does not hold carries the explanation recorded under its key in the figure config (``explanations``); a number the
-paper prints stands beside the measured one. A figure with no drawn run says why. Every figure lists what its config
-records (``unspecified`` and ``readings``): the settings the paper does not give, and the readings that differ from
-the paper's text. The report is built once as a document and rendered to Markdown and to HTML (opens offline).
+Every registered figure and table id is of a category its config names (``category``, with its ``subject``): a *paper
+experiment* reproduces an empirical result a paper prints in a figure or table, a *theorem check* simulates an exact
+statement, a *study* is a figure the papers do not draw, probing a named statement, an *illustration* draws what a
+paper draws to explain its method. For each it takes the drawn figure at the first profile of PROFILES that has one:
+the image, the settings it was drawn from and the commit its trials ran at, the claims (each quoting the sentence it
+tests, weaker readings beside the printed ones) with the measured numbers, their verdicts (experiments.verdicts) and
+the explanation the config records under the claim's key (``explanations``, filled with the evidence's numbers,
+experiments.explanations) whether the claim holds or not, the invariants apart, and a link to the figure's run in the
+MLflow UI (`make ui` serves the committed runs). A figure with no drawn run is not checked, with the reason. Every
+figure lists what its config records (``unspecified`` and ``readings``): the settings the paper does not give, and the
+readings that differ from the paper's text. The headline counts the ids per category and verdict, and the claims per
+verdict. The report is built once as a document and rendered to Markdown and to HTML (opens offline).
 """
 
 from __future__ import annotations
@@ -32,11 +36,13 @@ import yaml
 from experiments import evidence
 from experiments.config import CONF_DIR, compose, grid_overrides
 from experiments.data.catalog import entry
-from experiments.figures import CLAIM, INVARIANT
+from experiments.explanations import render
+from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED
 from experiments.regenerate import FALLBACK_PROFILE, figure_ids
 from experiments.reproduce import catalog_name, profile_settings
 from experiments.tracking import Tracker
 from experiments.trial import trial_config
+from experiments.verdicts import LEVELS, REPRODUCED, claim_verdict, id_verdict, printed, readings, tally
 
 PROFILES = ("paper", FALLBACK_PROFILE, "quick")  # which run a figure is reported from, first found first
 PAPERS = {
@@ -49,8 +55,14 @@ PAPERS = {
     "bsp": "BSP: Fan, Li, Sisson, *Online binary space partitioning forests* (AISTATS 2020)",
     "theory": "Theory: the project's simulations of the MGS17/MGS20 statements (the papers have no figure for them)",
 }
-REPRODUCED, NOT_REPRODUCED, ILLUSTRATION, NOT_RUN = "reproduced", "not reproduced", "illustration", "not run"
-VERDICTS = (REPRODUCED, NOT_REPRODUCED, ILLUSTRATION, NOT_RUN)
+PAPER_EXPERIMENT, THEOREM_CHECK, STUDY, ILLUSTRATION = "paper experiment", "theorem check", "study", "illustration"
+CATEGORIES = (PAPER_EXPERIMENT, THEOREM_CHECK, STUDY, ILLUSTRATION)
+SUBJECT_LEADS = {
+    PAPER_EXPERIMENT: "Reproduces",
+    THEOREM_CHECK: "Checks",
+    STUDY: "Probes",
+    ILLUSTRATION: "Draws",
+}  # the line that names an id's subject: "Reproduces LRT14 Fig. 3 ..."
 
 
 @dataclass(frozen=True)
@@ -80,9 +92,11 @@ class FigureReport:
 
     id: str
     description: str
-    verdict: str
+    category: str
+    subject: str
+    verdict: str | None  # experiments.verdicts' level; None for an id without claims (an illustration)
     reason: str = ""  # why it was not run
-    claims: list[dict] = field(default_factory=list)  # key, kind, statement, passed, measured, paper, why
+    claims: list[dict] = field(default_factory=list)  # the checks as drawn, each with its verdict and explanation
     settings: dict = field(default_factory=dict)
     profile: str = ""
     paper_missing: list[str] = field(default_factory=list)  # paper datasets unreachable (drawn at another profile)
@@ -90,14 +104,23 @@ class FigureReport:
     tables: list[str] = field(default_factory=list)  # relative to the report
     link: str = ""  # the figure run in the MLflow UI
     drawn_at: str = ""
-    commit: str = ""
+    commit: str = ""  # the code that drew it
     records: dict[str, list[dict] | None] = field(default_factory=dict)  # RecordKind.key -> entries, None: not recorded
 
     def of_kind(self, kind: str) -> list[dict]:
-        return [c for c in self.claims if c.get("kind", CLAIM) == kind]
+        return [c for c in self.claims if c.get("kind") == kind]
 
-    def tally(self, kind: str) -> str:
-        checks = self.of_kind(kind)
+    @property
+    def printed(self) -> list[dict]:
+        return printed(self.claims)
+
+    @property
+    def trial_commits(self) -> list[str]:
+        """The commits its trials ran at (one, clean, for committed evidence)."""
+        return self.settings.get("commits", [])
+
+    def invariants_tally(self) -> str:
+        checks = self.of_kind(INVARIANT)
         return f"{sum(c['passed'] for c in checks)}/{len(checks)}" if checks else "-"
 
 
@@ -127,7 +150,7 @@ def records(figure_id: str) -> dict[str, list[dict] | None]:
     """The figure config's lists of RECORD_KINDS (None for a list it does not have), each entry checked to have
     exactly its kind's fields, each a non-empty string."""
     path = CONF_DIR / "figure" / f"{figure_id}.yaml"
-    config = yaml.safe_load(path.read_text())
+    config = _config(figure_id)
     found = {}
     for kind in RECORD_KINDS:
         entries = config.get(kind.key)
@@ -148,9 +171,26 @@ def records(figure_id: str) -> dict[str, list[dict] | None]:
 
 
 def explanations(figure_id: str) -> dict[str, str]:
-    """claim key -> why it does not hold, as the figure config records it (``explanations``)."""
-    config = yaml.safe_load((CONF_DIR / "figure" / f"{figure_id}.yaml").read_text())
-    return config.get("explanations") or {}
+    """claim key -> why it holds or does not (a template: experiments.explanations), as the figure config records it
+    (``explanations``)."""
+    return _config(figure_id).get("explanations") or {}
+
+
+def classification(figure_id: str) -> tuple[str, str]:
+    """The id's category (one of CATEGORIES) and subject (what it reproduces, checks, probes or draws), as its config
+    names them."""
+    config = _config(figure_id)
+    category, subject = config.get("category"), config.get("subject")
+    if category not in CATEGORIES or not (isinstance(subject, str) and subject.strip()):
+        raise ValueError(
+            f"{figure_id}.yaml: category must be one of {', '.join(CATEGORIES)} (it is {category!r}) and subject a "
+            f"non-empty string naming what it reproduces, checks, probes or draws (it is {subject!r})"
+        )
+    return category, " ".join(subject.split())
+
+
+def _config(figure_id: str) -> dict:
+    return yaml.safe_load((CONF_DIR / "figure" / f"{figure_id}.yaml").read_text())
 
 
 def profile_datasets(figure_id: str, profile: str) -> set[str]:
@@ -262,18 +302,31 @@ class StoreSource:
 
 
 def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -> FigureReport:
-    """One figure id as the report shows it."""
-    listed = records(figure_id)
+    """One figure id as the report shows it: its claims each with its verdict and its explanation filled."""
+    listed, (category, subject) = records(figure_id), classification(figure_id)
     if drawn is None:
-        return FigureReport(figure_id, description(figure_id), NOT_RUN, not_run_reason(figure_id), records=listed)
+        verdict = None if category == ILLUSTRATION else NOT_CHECKED
+        reason = not_run_reason(figure_id)
+        return FigureReport(figure_id, description(figure_id), category, subject, verdict, reason, records=listed)
     known = explanations(figure_id)
-    claims = [{**c, "why": "" if c["passed"] else known.get(c["key"], "")} for c in drawn.claims]
-    counted = [c for c in claims if c["kind"] == CLAIM]
-    verdict = ILLUSTRATION if not counted else REPRODUCED if all(c["passed"] for c in counted) else NOT_REPRODUCED
+    keys = {c["key"] for c in drawn.claims}
+    stale = sorted(set(known) - keys)
+    if stale:
+        raise ValueError(f"{figure_id}.yaml: explanations of checks its drawing has not: {', '.join(stale)}")
+    claims = [
+        {
+            **c,
+            "verdict": claim_verdict(c, drawn.claims) if c in printed(drawn.claims) else "",
+            "why": render(known[c["key"]], c["key"], drawn.claims, drawn.settings) if c["key"] in known else "",
+        }
+        for c in drawn.claims
+    ]
     return FigureReport(
         figure_id,
         description(figure_id),
-        verdict,
+        category,
+        subject,
+        id_verdict(drawn.claims),
         claims=claims,
         settings=drawn.settings,
         profile=drawn.profile,
@@ -322,17 +375,29 @@ def settings_line(report: FigureReport) -> str:
 
 
 def headline(report: FigureReport) -> str:
-    """The verdict with its count of claims, and any invariant that fails."""
-    counted = report.of_kind(CLAIM)
+    """The category and verdict, with the count of claims reproduced, and any invariant that fails."""
+    counted = report.printed
     broken = sum(not c["passed"] for c in report.of_kind(INVARIANT))
-    text = report.verdict
-    if report.verdict == NOT_REPRODUCED:
-        text += f" ({sum(not c['passed'] for c in counted)} of {len(counted)} claims do not hold)"
-    elif report.verdict == REPRODUCED:
-        text += f" ({len(counted)} of {len(counted)} claims hold)"
-    elif report.verdict == ILLUSTRATION:
-        text += " (no claim of the paper is checked on it; its invariants are)"
+    text = report.category
+    if report.verdict is None:
+        text += " (no claim of a paper is checked on it; its invariants are)"
+    elif counted:
+        text += f", {report.verdict} ({tally(report.claims)} claims reproduced)"
+    else:
+        text += f", {report.verdict}"
     return text + (f"; {broken} invariant{'s' if broken > 1 else ''} broken" if broken else "")
+
+
+def commits_line(report: FigureReport) -> str:
+    """Which code ran its trials and which drew it."""
+    commits = [short_commit(c) for c in report.trial_commits]
+    if not commits:
+        ran = "the commit its trials ran at is not recorded"
+    elif len(commits) == 1 and not commits[0].endswith("-dirty"):
+        ran = f"its trials ran at `{commits[0]}` (one clean commit)"
+    else:
+        ran = f"its trials ran at {len(commits)} commits, not one clean commit: " + ", ".join(f"`{c}`" for c in commits)
+    return f"Runs finished {report.drawn_at}; {ran}; drawn by the code at `{report.commit}`."
 
 
 def recorded(report: FigureReport) -> list[tuple[RecordKind, str, list[list[str]]]]:
@@ -355,10 +420,34 @@ def unrecorded(reports: list[FigureReport]) -> list[str]:
 
 
 def verdict_counts(reports: list[FigureReport]) -> str:
-    """'N reproduced, N not reproduced, N illustrations, N not run'."""
-    counts = {v: sum(r.verdict == v for r in reports) for v in VERDICTS}
-    names = {ILLUSTRATION: "illustrations" if counts[ILLUSTRATION] != 1 else "illustration"}
-    return ", ".join(f"{counts[v]} {names.get(v, v)}" for v in VERDICTS)
+    """'N paper experiments (N reproduced, N partly reproduced, ...), N theorem checks (...), ..., N illustrations'."""
+    parts = []
+    for category in CATEGORIES:
+        ids = [r for r in reports if r.category == category]
+        levels = ", ".join(f"{n} {level}" for level in LEVELS if (n := sum(r.verdict == level for r in ids)))
+        name = (
+            category + ("s" if len(ids) != 1 else "") if category != STUDY else "study" if len(ids) == 1 else "studies"
+        )
+        parts.append(f"{len(ids)} {name}" + (f" ({levels})" if levels else ""))
+    return ", ".join(parts)
+
+
+def claim_counts(reports: list[FigureReport]) -> str:
+    """'N claims tested as printed: N reproduced, N partly reproduced, ...; N weaker readings beside them'."""
+    claims = [c for r in reports for c in r.printed]
+    levels = ", ".join(f"{n} {level}" for level in LEVELS if (n := sum(c["verdict"] == level for c in claims)))
+    weaker = sum(bool(c.get("weaker_of")) for r in reports for c in r.claims)
+    return f"{len(claims)} claims tested as printed: {levels}; {weaker} weaker readings beside them"
+
+
+def category_table(reports: list[FigureReport]) -> Table:
+    """Ids per category (rows) and verdict (columns)."""
+    rows = []
+    for category in CATEGORIES:
+        ids = [r for r in reports if r.category == category]
+        cells = [str(sum(r.verdict == level for r in ids)) for level in LEVELS]
+        rows.append([category, str(len(ids)), *cells, str(sum(r.verdict is None for r in ids))])
+    return Table(["category", "ids", *LEVELS, "no claim"], rows)
 
 
 # -- the document ------------------------------------------------------------------------------------------------------
@@ -390,36 +479,45 @@ class Table:
     status: list[str] = field(default_factory=list)  # per row, a class for its last cell (HTML colours)
 
 
-def intro(reports: list[FigureReport], source: str) -> list[Paragraph]:
+def intro(reports: list[FigureReport], source: str) -> list:
     return [
         Paragraph(
-            f"Built by `make report` from {source}. {len(reports)} figure and table ids: {verdict_counts(reports)}."
+            f"Built by `make report` from {source}. {len(reports)} figure and table ids: {verdict_counts(reports)}. "
+            f"{claim_counts(reports)}."
+        ),
+        category_table(reports),
+        Paragraph(
+            "Each id is of one category. A *paper experiment* reproduces an empirical result a paper prints in a figure"
+            " or table; a *theorem check* simulates an exact statement of a paper (it can confirm the code and the "
+            "statement, not an experiment); a *study* is a figure the papers do not draw, probing a named statement; an"
+            " *illustration* draws what a paper draws to explain its method. Each claim quotes the sentence of the "
+            'paper it tests and tests it as printed ("always" in every case, "all the baselines" against each of them);'
+            " a weaker reading may stand beside it as its own line, never in its place. A claim is *reproduced* when "
+            "the sentence holds as printed on the measured numbers; *partly reproduced* when it does not but a weaker "
+            "reading holds (the exceptions listed case by case with their margins); *not reproduced* when neither does;"
+            " *not checked* when its data are not here (with the reason); *not comparable* when what was measured "
+            "cannot answer the sentence (with why). An id is reproduced when every claim of it is, partly reproduced "
+            "when some are. *Invariants* are properties of the code or of the drawing (they hold by construction, or "
+            "check that the drawing shows what it should): reported, never counted. Where the paper prints a number for"
+            " a claim, it stands beside the measured one; the explanation recorded for a claim is shown whether the "
+            "claim holds or not, its numbers read from the evidence."
         ),
         Paragraph(
-            "Each figure's checks are of two kinds. *Claims* are what the paper says about its results: a figure is "
-            "*reproduced* when every claim checked on it holds on the measured numbers, *not reproduced* when one does "
-            "not (each such claim says why). *Invariants* are properties of the code or of the drawing (they hold by "
-            "construction, or check that the drawing shows what it should): reported, never counted. A figure with "
-            "invariants only is an *illustration*; *not run*: no drawn run of it exists (with the reason). Where the "
-            "paper prints a number for a claim, it stands beside the measured one."
-        ),
-        Paragraph(
-            "The runs behind every figure ship in `results/evidence`: `make report` rebuilds this report from them, "
-            "`make ui` serves them (the links below open them), `make redraw FIG=<id>` draws a figure again from them. "
-            "Run a figure on this machine with `make reproduce-figure FIG=<id>` (its runs go to the local store, its "
-            "figure to `results/local`); `make evidence FIG=<id>` makes a complete local run the committed evidence."
+            "The runs behind every figure ship in `results/evidence`, each figure's from one clean commit (named in "
+            "its section): `make report` rebuilds this report from them, `make ui` serves them (the links below open "
+            "them), `make redraw FIG=<id>` draws a figure again from them. Run a figure on this machine with `make "
+            "reproduce-figure FIG=<id>` (its runs go to the local store, its figure to `results/local`); `make "
+            "evidence FIG=<id>` makes a complete local run at a clean commit the committed evidence."
         ),
     ]
 
 
 def figure_blocks(r: FigureReport) -> list:
-    blocks = [Heading(3, f"{r.id}: {headline(r)}", anchor=r.id), Paragraph(r.description)]
-    if r.verdict == NOT_RUN:
+    blocks = [Heading(3, f"{r.id}: {headline(r)}", anchor=r.id)]
+    blocks += [Paragraph(f"{SUBJECT_LEADS[r.category]} {r.subject}."), Paragraph(r.description)]
+    if not r.settings:
         return [*blocks, Paragraph(f"Not run: {r.reason}."), *record_blocks(r)]
-    blocks += [
-        Image(r.image, r.id),
-        Paragraph(f"Settings: {settings_line(r)}. Runs finished {r.drawn_at}; drawn by the code at `{r.commit}`."),
-    ]
+    blocks += [Image(r.image, r.id), Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}")]
     if r.paper_missing:
         blocks.append(
             Paragraph(
@@ -430,23 +528,15 @@ def figure_blocks(r: FigureReport) -> list:
     blocks += record_blocks(r)
     if r.tables:
         blocks.append(Paragraph("Tables: " + ", ".join(f"[{Path(t).name}]({t})" for t in r.tables)))
-    counted, invariants = r.of_kind(CLAIM), r.of_kind(INVARIANT)
-    if counted:
-        blocks.append(
-            Table(
-                ["claim", "the paper", "measured", "verdict"],
-                [
-                    [
-                        c["statement"],
-                        c["paper"] or "-",
-                        c["measured"],
-                        "holds" if c["passed"] else f"**does not hold**: {c['why'] or 'no explanation recorded yet'}",
-                    ]
-                    for c in counted
-                ],
-                ["pass" if c["passed"] else "fail" for c in counted],
-            )
-        )
+    if r.printed:
+        rows, status = [], []
+        for claim in r.printed:
+            for c in [claim, *readings(r.claims, claim["key"])]:
+                rows.append(claim_row(c))
+                status.append(verdict_class(c))
+        headers = ["claim, as tested", "the paper's words", "the paper's number", "measured", "verdict"]
+        blocks.append(Table(headers, rows, status))
+    invariants = r.of_kind(INVARIANT)
     if invariants:
         blocks.append(Paragraph("Invariants (checked, not counted):"))
         blocks.append(
@@ -460,6 +550,29 @@ def figure_blocks(r: FigureReport) -> list:
     return blocks
 
 
+def claim_row(c: dict) -> list[str]:
+    """A claim's row: a weaker reading says so and is judged holds / does not hold, a printed claim by its verdict;
+    exceptions and the explanation follow the verdict."""
+    if c.get("weaker_of"):
+        statement, words = f"*weaker reading:* {c['statement']}", "the same"
+        verdict = "holds" if c["passed"] else "does not hold"
+    else:
+        statement, words = c["statement"], f'"{" ".join(c["quote"].split())}" ({c["where"]})'
+        verdict = f"**{c['verdict']}**"
+    if c.get("exceptions"):
+        verdict += "; exceptions: " + "; ".join(c["exceptions"])
+    if c["why"]:
+        verdict += f". Why: {c['why']}"
+    return [statement, words, c.get("paper") or "-", c["measured"], verdict]
+
+
+def verdict_class(c: dict) -> str:
+    """The HTML class of a claim's verdict cell."""
+    if c.get("weaker_of"):
+        return "pass" if c["passed"] else "fail"
+    return c["verdict"].replace(" ", "-")
+
+
 def record_blocks(r: FigureReport) -> list:
     blocks = []
     for kind, lead, rows in recorded(r):
@@ -469,18 +582,23 @@ def record_blocks(r: FigureReport) -> list:
     return blocks
 
 
-def tallies(r: FigureReport) -> list[str]:
-    return [r.tally(CLAIM), r.tally(INVARIANT)]
-
-
 def document(reports: list[FigureReport], source: str) -> list:
     """The whole report as blocks."""
     blocks = [Heading(1, "Reproduction report"), *intro(reports, source)]
     summary = [
-        [f"[{r.id}](#{r.id})", r.id.split("-")[0].upper(), r.profile or "-", *tallies(r), r.verdict] for r in reports
+        [
+            f"[{r.id}](#{r.id})",
+            r.id.split("-")[0].upper(),
+            r.category,
+            r.profile or "-",
+            tally(r.claims),
+            r.invariants_tally(),
+            r.verdict or "-",
+        ]
+        for r in reports
     ]
-    headers = ["id", "paper", "profile", "claims holding", "invariants holding", "verdict"]
-    blocks.append(Table(headers, summary, [r.verdict.replace(" ", "-") for r in reports]))
+    headers = ["id", "paper", "category", "profile", "claims reproduced", "invariants holding", "verdict"]
+    blocks.append(Table(headers, summary, [(r.verdict or "no-claim").replace(" ", "-") for r in reports]))
     paper = None
     for r in reports:
         if r.id.split("-")[0] != paper:
@@ -530,8 +648,8 @@ def inline_html(text: str) -> str:
 STYLE = (
     "body{font-family:sans-serif;max-width:75em;margin:auto;padding:1em}img{max-width:100%}"
     "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;"
-    "vertical-align:top}.reproduced,.pass{color:#060}.not-reproduced,.fail{color:#a00}"
-    ".not-run,.illustration{color:#666}"
+    "vertical-align:top}.reproduced,.pass{color:#060}.partly-reproduced{color:#a60}.not-reproduced,.fail{color:#a00}"
+    ".not-checked,.not-comparable,.no-claim{color:#666}"
 )
 
 
@@ -594,10 +712,10 @@ def main(argv: list[str] | None = None) -> int:
     reports = build_report(source, out, args.ui)
     print(f"{out} and {out.with_suffix('.html')}: {verdict_counts(reports)}")
     unexplained = [
-        f"{r.id}: {c['key'] or c['statement']}"
+        f"{r.id}: {c['key']} ({c['verdict']})"
         for r in reports
-        for c in r.of_kind(CLAIM)
-        if not c["passed"] and not c["why"]
+        for c in r.printed
+        if c["verdict"] not in (REPRODUCED, NOT_CHECKED) and not c["why"]
     ]
     for line in unexplained:
         print(f"  no explanation recorded (explanations in the figure config) for {line}")

@@ -197,7 +197,7 @@ def _tree_counts(tree) -> set[int]:
 
 def settings_used(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str], files: list[Path]) -> dict:
     """What a drawn figure was drawn from, for the report: profile, datasets (present and missing), models,
-    protocols, seeds, tree counts, the image files written and the trial runs read."""
+    protocols, seeds, tree counts, the commits its trials ran at, the image files written and the trial runs read."""
     trials = [run.trial for run in runs]
 
     def values(key: str) -> list:
@@ -212,6 +212,7 @@ def settings_used(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str
         "protocols": values("protocol"),
         "seeds": values("seed"),
         "trees": sorted(set().union(*(_tree_counts(t.get("model", {})) for t in trials))),
+        "commits": sorted({run.commit for run in runs}),
         "files": [str(path) for path in files],
         "runs": [run.run_id for run in runs],
     }

@@ -22,7 +22,6 @@ import json
 import logging
 import math
 import os
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -38,32 +37,19 @@ from mlflow.store.artifact.artifact_repository_registry import get_artifact_repo
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import CONF_DIR, figure_profiles, flatten
+from experiments.provenance import git_commit
 from experiments.store import open_client
 from experiments.trial import TrialOutcome
+from experiments.verdicts import INVARIANT, claim_verdict, printed, tally
 
 _PARAM_MAX_LENGTH = 6000
 _NOTE_MAX_LENGTH = 8000  # characters of a run's tag value
-_REPO = Path(__file__).resolve().parent.parent
 # An experiment's type as the MLflow UI writes it when one picks "machine learning" rather than GenAI for it.
 KIND_TAG, MACHINE_LEARNING = "mlflow.experimentKind", "custom_model_development"
 
 os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
 for _name in ("mlflow", "alembic"):
     logging.getLogger(_name).setLevel(logging.WARNING)
-
-
-def git_commit() -> str:
-    """The commit the code runs from, with -dirty when tracked files other than results differ from it (what runs
-    write, the evidence and the figures drawn from it, is not the code)."""
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=_REPO, capture_output=True, text=True, check=True).stdout.strip()
-
-    try:
-        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
-        return git("rev-parse", "HEAD") + ("-dirty" if changed else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 @dataclass
@@ -78,6 +64,7 @@ class RunRecord:
     metrics: dict[str, float]
     curves: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    commit: str = ""  # the code the trial ran (git_commit: the commit, -dirty with uncommitted changes)
 
     @property
     def dataset(self) -> str:
@@ -156,17 +143,22 @@ def _cell(text: str, width: int = 500) -> str:
 
 
 def claims_note(claims: list[dict]) -> str:
-    """A figure run's description (Markdown): how many claims and invariants hold, and the table of its checks with
-    the paper's number, the measured one and the verdict (a long cell cut; claims.json has them whole)."""
+    """A figure run's description (Markdown): how many claims are reproduced and invariants hold, and the table of its
+    checks with the paper's number, the measured one and the verdict (a long cell cut; claims.json has them whole)."""
     lines = []
-    for kind, title in (("claim", "Claims"), ("invariant", "Invariants")):
-        checks = [c for c in claims if c.get("kind", "claim") == kind]
-        if checks:
-            lines.append(f"{title}: {sum(c['passed'] for c in checks)} of {len(checks)} hold.")
+    if printed(claims):
+        lines.append(f"Claims reproduced: {tally(claims)}.")
+    invariants = [c for c in claims if c.get("kind") == INVARIANT]
+    if invariants:
+        lines.append(f"Invariants: {sum(c['passed'] for c in invariants)} of {len(invariants)} hold.")
     lines += ["", "| check | the paper | measured | verdict |", "|---|---|---|---|"]
     for c in claims:
-        check = c["statement"] + ("" if c.get("kind", "claim") == "claim" else " (invariant)")
-        verdict = "holds" if c["passed"] else "**does not hold**"
+        if c.get("kind") == INVARIANT:
+            check, verdict = f"{c['statement']} (invariant)", "holds" if c["passed"] else "**does not hold**"
+        elif c.get("weaker_of"):
+            check, verdict = f"{c['statement']} (weaker reading)", "holds" if c["passed"] else "does not hold"
+        else:
+            check, verdict = c["statement"], f"**{claim_verdict(c, claims)}**"
         lines.append("| " + " | ".join(map(_cell, [check, c.get("paper", ""), c["measured"], verdict])) + " |")
     note = "\n".join(lines)
     return note if len(note) <= _NOTE_MAX_LENGTH else note[: _NOTE_MAX_LENGTH - 40] + "\n\n(cut: claims.json has all)"
@@ -376,6 +368,7 @@ class Tracker:
                         metrics=dict(run.data.metrics),
                         curves=pd.read_csv(folder / "curves.csv"),
                         tables={p.stem: pd.read_csv(p) for p in sorted(tables_dir.glob("*.csv"))},
+                        commit=run.data.tags.get("git_commit", ""),
                     )
                 )
         return records
@@ -406,7 +399,7 @@ class Tracker:
         """The regenerated figure into its run: image files, claims.json with the verdicts, settings.json with what
         it was drawn from, commit and tally, and the claims' table as its description."""
         self.client.set_tag(run_id, "git_commit", self.commit)
-        self.client.set_tag(run_id, "claims_passed", f"{sum(c['passed'] for c in claims)}/{len(claims)}")
+        self.client.set_tag(run_id, "claims_passed", tally(claims))
         self.client.set_tag(run_id, MLFLOW_RUN_NOTE, claims_note(claims))
         for path in files:
             self.client.log_artifact(run_id, str(path))

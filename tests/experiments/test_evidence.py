@@ -186,3 +186,27 @@ def test_the_ui_serves_the_runs_the_committed_report_links_to(in_repo, tmp_path)
         for run_id in linked:
             run = server.get_json("/api/2.0/mlflow/runs/get", run_id=run_id)["run"]
             assert run["info"]["run_id"] == run_id and run["info"]["status"] == "FINISHED"
+
+
+@pytest.mark.parametrize(
+    "commits, here, same, error",
+    [
+        (["a" * 40, "b" * 40], "a" * 40, True, "ran at 2 commits"),
+        (["a" * 40 + "-dirty"], "a" * 40, True, "not one clean commit"),
+        ([], "a" * 40, True, "none recorded"),
+        (["a" * 40], "a" * 40 + "-dirty", True, "the checkout's is"),
+        (["a" * 40], "b" * 40, False, "mondrian/, experiments/ or conf/ differ"),
+    ],
+)
+def test_a_figure_is_drawn_only_by_the_clean_code_its_trials_ran(commits, here, same, error, monkeypatch):
+    """`make evidence` and `make redraw`: the trials of one clean commit, drawn by a clean checkout of the same code."""
+    monkeypatch.setattr(evidence, "git_commit", lambda: here)
+    monkeypatch.setattr(evidence, "same_code", lambda first, second: same)
+    with pytest.raises(evidence.MixedCode, match=re.escape(error)):
+        evidence.drawing_commit("amf-fig1", commits)
+
+
+def test_another_commit_of_the_same_code_draws_a_figure(monkeypatch):
+    monkeypatch.setattr(evidence, "git_commit", lambda: "b" * 40)
+    monkeypatch.setattr(evidence, "same_code", lambda first, second: {first, second} == {"a" * 40, "b" * 40})
+    assert evidence.drawing_commit("amf-fig1", ["a" * 40]) == "b" * 40

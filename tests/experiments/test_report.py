@@ -8,9 +8,9 @@ import pytest
 import yaml
 from omegaconf import open_dict
 
-from experiments import regenerate, report, reproduce
+from experiments import regenerate, report, reproduce, verdicts
 from experiments.config import compose, to_plain
-from experiments.figures import CLAIM, INVARIANT
+from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, Claim
 from experiments.reproduce import figure_trials
 from experiments.tracking import Tracker
 from experiments.trial import trial_hash
@@ -57,7 +57,8 @@ def test_figures_are_reported_in_the_papers_order():
 @pytest.mark.slow
 def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path, monkeypatch):
     """The report built from a store filled by `make figures PROFILE=quick` (`make report-local`): every figure id
-    with its verdict, counted on the paper's claims only."""
+    with its category and verdict, counted on the claims that test a sentence as printed, each shown with its
+    quote."""
     monkeypatch.chdir(quick_figures.root)  # where the figures wrote their tables
     tracker = Tracker(quick_figures.uri, quick_figures.artifacts)
     failing = [
@@ -67,7 +68,7 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
         for claim in json.loads(
             Path(tracker.client.download_artifacts(run.info.run_id, "claims.json", str(tmp_path))).read_text()
         )["claims"]
-        if not claim["passed"] and claim["kind"] == CLAIM
+        if claim["passed"] is False and claim["kind"] == CLAIM
     ]
     assert failing, "no claim fails at profile quick: pick another way to check the explanations"
     explained_figure, explained_key = failing[0]
@@ -85,31 +86,24 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
     assert [r.id for r in reports] == sorted(regenerate.figure_ids(), key=report.figure_order)
     by_id = {r.id: r for r in reports}
     for figure_id, entry in by_id.items():
-        assert re.search(rf"^### {figure_id}: {entry.verdict}", markdown, re.MULTILINE)
+        assert re.search(rf"^### {figure_id}: {entry.category}", markdown, re.MULTILINE)
         assert f'<h3 id="{figure_id}">' in page
     for figure_id in quick_figures.needs_files:
         entry = by_id[figure_id]
-        assert entry.verdict == report.NOT_RUN and "its datasets are downloads" in entry.reason
+        assert entry.verdict == NOT_CHECKED and "its datasets are downloads" in entry.reason
         assert "apartments" in entry.reason
-    drawn = [r for r in reports if r.verdict != report.NOT_RUN]
+    drawn = [r for r in reports if r.settings]
     assert {r.id for r in drawn} == set(regenerate.figure_ids()) - set(quick_figures.needs_files)
     for entry in drawn:
         assert entry.profile == "quick" and entry.claims
-        counted = entry.of_kind(CLAIM)
-        expected = (
-            report.ILLUSTRATION
-            if not counted
-            else report.REPRODUCED
-            if all(c["passed"] for c in counted)
-            else report.NOT_REPRODUCED
-        )
-        assert entry.verdict == expected
+        assert entry.verdict == verdicts.id_verdict(entry.claims)
+        assert (entry.verdict is None) == (entry.category == report.ILLUSTRATION), entry.id
         assert (out.parent / entry.image).is_file()  # the image a link in both files points at
         assert f"]({entry.image})" in markdown and f'src="{entry.image}"' in page
         assert re.fullmatch(r"http://127\.0\.0\.1:5000/#/runs/[0-9a-f]{32}", entry.link)
-    counts = {v: sum(r.verdict == v for r in reports) for v in report.VERDICTS}
-    assert counts[report.NOT_RUN] == len(quick_figures.needs_files) and counts[report.NOT_REPRODUCED] >= 1
-    assert f"{counts[report.REPRODUCED]} reproduced, {counts[report.NOT_REPRODUCED]} not reproduced" in markdown
+        for claim in entry.printed:
+            assert f'"{" ".join(claim["quote"].split())}" ({claim["where"]})' in markdown, claim["key"]
+    assert f"{len(reports)} figure and table ids: {report.verdict_counts(reports)}" in markdown
     assert "because of the quick sizes" in markdown and "because of the quick sizes" in page
     amf_fig12 = by_id["amf-fig12"].settings
     assert amf_fig12["trees"] == [1, 2, 5] and amf_fig12["seeds"] == [0]
@@ -118,21 +112,27 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
 
 
 def test_the_verdict_counts_claims_and_reports_invariants_apart():
-    invariant = {"key": "tiles", "kind": INVARIANT, "statement": "cells tile the box", "measured": "ok", "paper": ""}
-    claim = {"key": "better", "kind": CLAIM, "statement": "AMF is better", "measured": "0.9 vs 0.8", "paper": "0.93"}
-    source = FakeSource({"amf-fig1": [{**invariant, "passed": False}], "amf-fig2": [{**claim, "passed": True}]})
+    invariant = Claim("cells tile the box", False, "ok", key="tiles", kind=INVARIANT).as_dict()
+    quote = {"quote": "AMF is always better", "where": "AMF Sec. 5"}
+    better = Claim("AMF is better on every dataset", False, "0.9 vs 0.8", key="better", paper="0.93", **quote)
+    most = better.weaker("AMF is better on >= 3 of 4 datasets", True, "3 of 4", key="better_most")
+    source = FakeSource({"amf-fig1": [invariant], "amf-fig10": [better.as_dict(), most.as_dict()]})
     reports, markdown, page = report.render_report(source, Path("results"))
     by_id = {r.id: r for r in reports}
-    assert by_id["amf-fig1"].verdict == report.ILLUSTRATION and by_id["amf-fig2"].verdict == report.REPRODUCED
-    assert "| [amf-fig1](#amf-fig1) | AMF | paper | - | 0/1 | illustration |" in markdown
-    assert "| [amf-fig2](#amf-fig2) | AMF | paper | 1/1 | - | reproduced |" in markdown
+    assert by_id["amf-fig1"].verdict is None and by_id["amf-fig10"].verdict == verdicts.PARTLY
+    assert "| [amf-fig1](#amf-fig1) | AMF | illustration | paper | - | 0/1 | - |" in markdown
+    assert "| [amf-fig10](#amf-fig10) | AMF | paper experiment | paper | 0/1 | - | partly reproduced |" in markdown
     assert (
-        "### amf-fig1: illustration (no claim of the paper is checked on it; its invariants are); 1 invariant broken"
-        in markdown
+        "### amf-fig1: illustration (no claim of a paper is checked on it; its invariants are); 1 invariant broken"
+        in (markdown)
     )
-    assert "| AMF is better | 0.93 | 0.9 vs 0.8 | holds |" in markdown
+    assert (
+        '| AMF is better on every dataset | "AMF is always better" (AMF Sec. 5) | 0.93 | 0.9 vs 0.8 | '
+        "**partly reproduced** |" in markdown
+    )
+    assert "| *weaker reading:* AMF is better on >= 3 of 4 datasets | the same | - | 3 of 4 | holds |" in markdown
     assert "| cells tile the box | ok | **no** |" in markdown
-    assert '<td class="fail"><b>no</b></td>' in page
+    assert '<td class="fail"><b>no</b></td>' in page and '<td class="partly-reproduced">' in page
 
 
 class FakeSource:
@@ -146,26 +146,24 @@ class FakeSource:
     def drawn(self, figure_id: str):
         if figure_id not in self.claims:
             return None
-        settings = {"profile": "paper", "trials": 1, "files": [f"results/figures/{figure_id}.png"]}
+        settings = {
+            "profile": "paper",
+            "trials": 1,
+            "commits": ["a" * 40],
+            "files": [f"results/figures/{figure_id}.png"],
+        }
         return report.Drawn("paper", "0" * 32, 0, {}, self.claims[figure_id], settings, Path(settings["files"][0]))
 
 
 def _drawn(records: dict) -> report.FigureReport:
+    claim = Claim("it holds", True, "1", key="k", quote="it holds", where="AMF Fig. 1").as_dict()
     return report.FigureReport(
         "amf-fig1",
         "a figure",
-        report.REPRODUCED,
-        claims=[
-            {
-                "key": "k",
-                "kind": CLAIM,
-                "statement": "it holds",
-                "measured": "1",
-                "passed": True,
-                "why": "",
-                "paper": "",
-            }
-        ],
+        report.ILLUSTRATION,
+        "AMF Fig. 1",
+        verdicts.REPRODUCED,
+        claims=[{**claim, "why": "", "verdict": verdicts.REPRODUCED}],
         settings={"profile": "paper", "trials": 1},
         profile="paper",
         image="figures/amf-fig1.png",
@@ -185,7 +183,7 @@ def test_recorded_lists_are_tables_after_the_settings_in_markdown():
         markdown.index("Settings: profile paper"),
         markdown.index("Settings the paper does not give:\n\n| setting | value run | why |\n|---|---|---|\n"),
         markdown.index("Readings that differ from the text:\n\n| the text | what runs | why |\n|---|---|---|\n"),
-        markdown.index("| claim | the paper | measured | verdict |"),
+        markdown.index("| claim, as tested | the paper's words | the paper's number | measured | verdict |"),
     )
     assert settings < unspecified < readings < claims
     assert "| number of trees | 10 | the text gives `M` \\| no value |" in markdown
@@ -207,7 +205,9 @@ def test_recorded_lists_are_tables_in_html():
 @pytest.mark.parametrize("render", [report.to_markdown, report.to_html])
 def test_empty_and_missing_lists_say_none_and_not_recorded(render):
     empty = _drawn({"unspecified": [], "readings": None})
-    not_run = report.FigureReport("bsp-fig8", "maps", report.NOT_RUN, "its files cannot be had", records={})
+    not_run = report.FigureReport(
+        "bsp-fig8", "maps", report.PAPER_EXPERIMENT, "BSP Fig. 8", NOT_CHECKED, "its files cannot be had", records={}
+    )
     text = render(report.document([empty, not_run], "store"))
     assert text.count("Settings the paper does not give: none.") == 1
     assert "<th>setting</th>" not in text and "| setting |" not in text

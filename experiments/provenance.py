@@ -1,0 +1,42 @@
+"""Which code a run ran: the commit of the checkout, whether it had uncommitted changes, and whether two commits hold
+the same code (``CODE``: the library, the harness and the configs; results and documents are not code)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CODE = ("mondrian", "experiments", "conf")
+DIRTY = "-dirty"
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def git_commit() -> str:
+    """The commit the code runs from, with -dirty when tracked files other than results differ from it, or files git
+    does not ignore were added to the code (what runs write, the evidence and the figures drawn from it, is not the
+    code); "unknown" outside a git checkout."""
+    try:
+        changed = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+        added = _git("status", "--porcelain", "--untracked-files=all", "--", *CODE)
+        return _git("rev-parse", "HEAD") + (DIRTY if changed or added else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def is_clean(commit: str) -> bool:
+    """A commit as git_commit gives it, of a checkout without changes."""
+    return commit not in ("", "unknown") and not commit.endswith(DIRTY)
+
+
+def code_trees(commit: str) -> dict[str, str]:
+    """The git tree of each CODE folder at ``commit`` (raises CalledProcessError for a commit this clone lacks)."""
+    return {folder: _git("rev-parse", f"{commit}:{folder}") for folder in CODE}
+
+
+def same_code(first: str, second: str) -> bool:
+    """Whether two clean commits hold the same CODE (the same commit does, without asking git)."""
+    return first == second or code_trees(first) == code_trees(second)
