@@ -1,6 +1,8 @@
 """Verdicts (experiments.verdicts), claims that quote their sentence (experiments.figures.Claim) and explanations
 filled from the evidence (experiments.explanations)."""
 
+import re
+
 import pytest
 
 from experiments.explanations import ExplanationError, evidence_numbers, literal_numbers, numbers_not_in, render
@@ -71,9 +73,9 @@ def test_an_explanation_reads_its_numbers_from_the_evidence():
     text = render("letter's gap {letter:.3f} at {n} of 10, x = {other.x}; {settings.n_seeds} seeds", "gap", claims,
                   {"seeds": [0, 1, 2], "files": ["a.png"]})  # fmt: skip
     assert text == "letter's gap 0.028 at 9 of 10, x = 1.5; 3 seeds"
-    with pytest.raises(ExplanationError, match="reads {missing}"):
+    with pytest.raises(ExplanationError, match=re.escape("reads {missing}")):
         render("{missing}", "gap", claims, {})
-    with pytest.raises(ExplanationError, match="reads {nobody.x}"):
+    with pytest.raises(ExplanationError, match=re.escape("reads {nobody.x}")):
         render("{nobody.x}", "gap", claims, {})
 
 
@@ -85,3 +87,16 @@ def test_numbers_written_in_an_explanation_are_references_names_or_found_in_the_
     numbers = evidence_numbers([{"seeds": [0, 1, 2, 3, 4]}, {"measured": "gap 0.028 at 10% of the data, 5 seeds"}])
     assert numbers_not_in(template, numbers) == []
     assert numbers_not_in(template, evidence_numbers([{"seeds": [0, 1, 2]}])) == ["5", "0.028", "10"]
+
+
+def test_a_quantified_sentence_is_tested_in_every_case_with_its_exceptions_and_a_weaker_reading_beside_it():
+    from experiments.figures.quantifiers import Cases, quantified
+
+    cases = Cases({"adult": -0.0106, "bank": 0.02, "car": 0.004}, labels={"adult": "SGD - AMF"})
+    printed, most = quantified("AMF lowest on every dataset", cases, "2 of 3", key="lowest", most=("on >= 2 of 3", 2),
+                               **QUOTE)  # fmt: skip
+    assert printed.passed is False and printed.exceptions == ["adult: SGD - AMF -0.0106"]
+    assert printed.values == {"adult": -0.0106, "bank": 0.02, "car": 0.004, "holding": 2, "cases": 3}
+    assert most.passed is True and most.weaker_of == "lowest" and most.key == "lowest_most"
+    assert claim_verdict(printed.as_dict(), [printed.as_dict(), most.as_dict()]) == PARTLY
+    assert Cases({"a": -0.01}, tolerance=0.02).every() and not Cases({}).every()
