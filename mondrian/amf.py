@@ -129,7 +129,11 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     feature_names_in_ : ndarray of shape (n_features,)
         The names of the features, when ``X`` had string column names (a DataFrame).
     trees_ : list of MondrianTree
-        The trees, with their node statistics (label counts and log weights) and random streams.
+        The trees, with their node statistics and random streams. A tree's ``stats[:n_nodes]`` has one row per node
+        (its index in the node arrays) and ``3 + n_classes_`` columns (single precision): column 0 the number of
+        points that went through the node, columns 1 to ``n_classes_`` their count per class (the forecaster's
+        n_k), then log w_v (minus ``step`` times the cumulative log loss of the node's forecaster on those points,
+        charged as ``weighting`` says) and log wbar_v (log w_v at a leaf, else log(w_v / 2 + wbar_v0 wbar_v1 / 2)).
     predict_params_ : ndarray
         The prediction parameters fixed by the last call that learnt.
 
@@ -267,7 +271,11 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     feature_names_in_ : ndarray of shape (n_features,)
         The names of the features, when ``X`` had string column names (a DataFrame).
     trees_ : list of MondrianTree
-        The trees, with their node statistics (label sums and log weights) and random streams.
+        The trees, with their node statistics and random streams. A tree's ``stats[:n_nodes]`` has one row per node
+        (its index in the node arrays) and 4 columns (double precision): the number of points that went through the
+        node, the sum of their labels, log w_v (minus ``step`` times the cumulative square loss of the node's mean
+        label on those points, each taken before the point is learnt) and log wbar_v (log w_v at a leaf, else
+        log(w_v / 2 + wbar_v0 wbar_v1 / 2)).
     predict_params_ : ndarray
         The prediction parameters fixed by the last call that learnt.
 

@@ -4,7 +4,9 @@ Left, Pi_t: the minimal subtree of a Mondrian partition of the unit square that 
 across its cell, and its tree with every node named by its word, leaves filled (their point) or empty (none). Right,
 Pi_{t+1}: the splits sampled in the leaf that held x_5 and another point until one separates them (red), the tree
 with the path of x_5 bold, and the updates of the weights and forecasts that run up that path. Drawn from the tables
-of ``protocols.unrestricted_updates``.
+of ``protocols.unrestricted_updates``, whose node statistics (computed from their definitions, Table 1) check the
+text's upward recursion: the values on the path after x_5 are the recursion applied to those before, and no node off
+the path changes.
 """
 
 from __future__ import annotations
@@ -14,6 +16,14 @@ import numpy as np
 import pandas as pd
 
 from experiments.figures import INVARIANT, Claim, Drawing
+from experiments.figures.amf_updates import (
+    Forecaster,
+    UpdateCheck,
+    empty_node,
+    missing,
+    path_values,
+    statistics,
+)
 from experiments.figures.partitions import boxes, split_segment, tiling
 from experiments.figures.tree_updates import (
     PATH,
@@ -27,6 +37,16 @@ from experiments.figures.tree_updates import (
     seen,
     square,
     state,
+    words,
+)
+
+# Fig. 4's caption, the sentence the value checks carry.
+CAPTION = (
+    "The updates of weights and predictions along the path are indicated, and are computed in an upwards recursion."
+)
+CREATED = (
+    "a new node that keeps the point x_s of the split leaf starts as a copy of that leaf, any other as (1, 1, "
+    "h(empty)): Algorithm 2, lines 6 and 8"
 )
 
 
@@ -72,6 +92,10 @@ def plot(runs, spec) -> Drawing:
     fig.suptitle("AMF Fig. 4: AmfUpdate$(x_t, y_t)$ (Algorithm 2) on the unrestricted Mondrian partition", fontsize=10)
     fig.tight_layout(rect=(0, 0.17, 1, 1))
     fig.text(0.72, 0.01, UPDATES, fontsize=9, va="bottom", bbox={"facecolor": "white", "edgecolor": "0.7"})
+    if "stats" in run.tables:
+        names = {j: w or "ε" for j, w in words(after).items()}
+        text = path_values(before_values(run, before, after, X1), statistics(run, 1), path_of(after, X1[new]), names)
+        fig.text(0.01, 0.01, text, fontsize=8, va="bottom", family="monospace")
     return Drawing(fig)
 
 
@@ -124,6 +148,33 @@ def separation(before, after, X: np.ndarray, names: list[str]) -> tuple[bool, st
     return both and apart, f"{len(splits)} splits sampled in the leaf of {names[-1]}, which held {held_names}"
 
 
+def before_values(run, before: pd.DataFrame, after: pd.DataFrame, X: np.ndarray) -> pd.DataFrame:
+    """The statistics before x_t of every node of Pi_{t+1}: its own for a node of Pi_t; for a new node, as Algorithm
+    2 creates it (lines 6 and 8): a copy of the split leaf when its cell keeps that leaf's point, else (1, 1,
+    h(empty))."""
+    stats = statistics(run, 0)
+    leaf = old_leaf(before, X[-1])
+    below = held(after, X)
+    rows = {
+        j: stats.loc[j] if j in before.index
+        else stats.loc[leaf] if any(i != len(X) - 1 for i in below[j]) else empty_node(stats)
+        for j in after.index
+    }  # fmt: skip
+    return pd.DataFrame(rows).T
+
+
+def update_values(run, before: pd.DataFrame, after: pd.DataFrame) -> list[Claim]:
+    """The text's recursion (Sec. 2.2, Algorithm 2 lines 12-18) checked on the node statistics."""
+    if "stats" not in run.tables:
+        return missing("the run logged no node statistics (protocol.run.labels unset)", CAPTION, "AMF Fig. 4 caption")
+    X, _ = seen(run, 1)
+    y = float(run.tables["points"]["label"].iloc[len(X) - 1])
+    check = UpdateCheck.of(before_values(run, before, after, X), statistics(run, 1), after, path_of(after, X[-1]), y,
+                           Forecaster("mean", float(run.protocol.get("step", 1.0))))  # fmt: skip
+    names = {j: w or "ε" for j, w in words(after).items()}
+    return check.claims(names, 1e-12, CAPTION, "AMF Fig. 4 caption", CREATED)
+
+
 def claims(runs, spec) -> list[Claim]:
     """Invariants of Algorithm 2's update, read from the two states' tables."""
     run = runs[0]
@@ -167,4 +218,5 @@ def claims(runs, spec) -> list[Claim]:
             key="cells_tile_square",
             kind=INVARIANT,
         ),
+        *update_values(run, before, after),
     ]

@@ -6,6 +6,8 @@ tree with nodes named by their binary words; the node v where the update inserts
 dashed. Right, after: x_5 lies outside R_v and the split sampled in the extension (red) comes before v's own split, so
 it is inserted at v, the old subtree of v moved one level down (its words gain a letter: 10 becomes 100), a new leaf
 holding x_5 beside it; the range of v extended to x_5; the path of x_5 bold, with the updates that run up it.
+The library's node statistics before and after x_5 (public ``trees_[0].stats``) check the text's update of the
+weights and node predictions: on the path, the recursion applied to the values before; off it, nothing changes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,14 @@ import numpy as np
 import pandas as pd
 
 from experiments.figures import INVARIANT, Claim, Drawing
+from experiments.figures.amf_updates import (
+    Forecaster,
+    UpdateCheck,
+    empty_node,
+    missing,
+    path_values,
+    statistics,
+)
 from experiments.figures.partitions import boxes, cells, split_segment
 from experiments.figures.tree_updates import (
     PATH,
@@ -44,6 +54,12 @@ PAPER = {
     "inserted_above_split": "two new nodes 10 and 11 inserted below 1, the previous 10 and 11 moved as 100 and 101"
 }
 UNIT = (np.zeros(2), np.ones(2))
+# Fig. 6's caption, the sentence the value checks carry.
+CAPTION = "The weights and node predictions are then updated using an upwards path from the new leaf containing"
+CREATED = (
+    "the node inserted above v starts as a copy of v's old node (Algorithm 5, line 12), the new leaf as (1, 1, "
+    "h(empty))"
+)
 
 
 def inserted(before: pd.DataFrame, after: pd.DataFrame) -> tuple[int, int] | None:
@@ -97,6 +113,10 @@ def plot(runs, spec) -> Drawing:
                  "library's AMF", fontsize=10)  # fmt: skip
     fig.tight_layout(rect=(0, 0.17, 1, 1))
     fig.text(0.72, 0.01, UPDATES, fontsize=9, va="bottom", bbox={"facecolor": "white", "edgecolor": "0.7"})
+    if "stats" in run.tables:
+        names = {j: w or "ε" for j, w in words(after).items()}
+        text = path_values(before_values(run, before, after), statistics(run, 1), path_of(after, X1[new]), names)
+        fig.text(0.01, 0.01, text, fontsize=8, va="bottom", family="monospace")
     return Drawing(fig)
 
 
@@ -161,6 +181,34 @@ def event(before: pd.DataFrame, after: pd.DataFrame, old: int) -> tuple[bool, st
     return split, f"inserted above node {was[old] or 'ε'} ({'split' if split else 'a leaf'}), now {now[old]}"
 
 
+def before_values(run, before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """The statistics before x_t of every node of the updated tree: its own for an old node; for the inserted node,
+    a copy of the old node below it (Algorithm 5, line 12); for the new leaf, (1, 1, h(empty))."""
+    stats = statistics(run, 0)
+    insertion = inserted(before, after)
+    copies = {insertion[0]: insertion[1]} if insertion else {}
+    rows = {
+        j: stats.loc[j] if j in before.index else stats.loc[copies[j]] if j in copies else empty_node(stats)
+        for j in after.index
+    }
+    return pd.DataFrame(rows).T
+
+
+def update_values(run, before: pd.DataFrame, after: pd.DataFrame) -> list[Claim]:
+    """The text's recursion (Sec. 2.2, Algorithm 4 lines 7-14) checked on the library's node statistics."""
+    if "stats" not in run.tables:
+        return missing("the run logged no node statistics (a model that is not AMF, or an older run)", CAPTION,
+                       "AMF Fig. 6 caption")  # fmt: skip
+    X, _ = seen(run, 1)
+    y = float(run.tables["points"]["label"].iloc[len(X) - 1])
+    forecaster = Forecaster.of(run.trial.get("model", {}).get("estimator", {}), statistics(run, 0))
+    check = UpdateCheck.of(before_values(run, before, after), statistics(run, 1), after, path_of(after, X[-1]), y,
+                           forecaster)  # fmt: skip
+    names = {j: w or "ε" for j, w in words(after).items()}
+    tolerance = 1e-12 if forecaster.kind == "mean" else 1e-5  # the classifier keeps single precision
+    return check.claims(names, tolerance, CAPTION, "AMF Fig. 6 caption", CREATED)
+
+
 def claims(runs, spec) -> list[Claim]:
     """Invariants of Algorithms 4-5's update, read from the two states' tables."""
     run = runs[0]
@@ -179,9 +227,10 @@ def claims(runs, spec) -> list[Claim]:
             kind=INVARIANT,
         )
     ]
+    out += update_values(run, before, after)
     if insertion is None:
-        missing = f"{names[-1]} inserted no split above an old node"
-        return out + [Claim(s, False, missing, key=key, kind=INVARIANT) for key, s in STATEMENTS.items()]
+        absent = f"{names[-1]} inserted no split above an old node"
+        return out + [Claim(s, False, absent, key=key, kind=INVARIANT) for key, s in STATEMENTS.items()]
     new_split, old = insertion
     checks = {
         "split_before_next": timing(after, new_split, old),

@@ -2,7 +2,9 @@
 
 The paper says AMF "produces a smooth decision function at each iteration, and leads to a correct AUC on a test set
 even in the early stages". Smooth is measured against the same trees without aggregation (MF, run beside and not
-drawn): the mean change of P between neighbouring grid nodes at each drawn step.
+drawn): the mean change of P between neighbouring grid nodes at each drawn step. A correct AUC is the project's
+0.8 at every drawn step, with "above chance" beside it as the weaker reading; the text says nothing of the final AUC
+nor of its trend here (amf-fig11 tests "the online methods improve their test AUCs").
 """
 
 from __future__ import annotations
@@ -10,12 +12,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.figures import INVARIANT, Claim, Drawing
+from experiments.figures import Claim, Drawing
 from experiments.figures.decisions import decision_grid, draw_decision, roughness, train_points
 
 AMF, MF = "AMF", "MF"
 CORRECT_AUC = 0.8  # a "correct" test AUC: the paper gives no number
-HIGH_AUC = 0.9
 
 
 def _of(runs, model: str):
@@ -39,21 +40,34 @@ def plot(runs, spec) -> Drawing:
 
 def claims(runs, spec) -> list[Claim]:
     auc = _of(runs, AMF).curves.set_index("step")["auc"]
-    out = [correct_early(auc)]
+    out = correct_early(auc)
     if _of(runs, MF) is not None:
         out.append(smooth_at_each_step(_of(runs, AMF), _of(runs, MF)))
-    return out + learning(auc)
+    return out
 
 
-def correct_early(auc: pd.Series) -> Claim:
-    """A correct test AUC at every drawn step, the first included."""
-    return Claim(
-        f"a correct test AUC even in the early stages: >= {CORRECT_AUC} at every drawn step, the first "
-        f"(t = {auc.index[0]}) included",
+def correct_early(auc: pd.Series) -> list[Claim]:
+    """A correct test AUC at every drawn step, the first included (the project's threshold, the text has none);
+    beside it, the weaker reading: above chance at every drawn step."""
+    listing = ", ".join(f"t={t}: {a:.3f}" for t, a in auc.items())
+    printed = Claim(
+        f"a correct test AUC even in the early stages: >= {CORRECT_AUC} ({CORRECT_AUC}: this project's threshold; the "
+        f"text gives none) at every drawn step, the first (t = {auc.index[0]}) included",
         bool((auc >= CORRECT_AUC).all()),
-        ", ".join(f"t={t}: {a:.3f}" for t, a in auc.items()),
+        listing,
         key="correct_auc_early",
+        quote="leads to a correct AUC on a test set even in the early stages (bottom right of each display)",
+        where="AMF Fig. 7 caption",
+        exceptions=[f"t={t}: {a:.3f}" for t, a in auc.items() if a < CORRECT_AUC],
+        values={"first_step": int(auc.index[0]), "first_auc": float(auc.iloc[0]), "lowest_auc": float(auc.min())},
     )
+    weaker = printed.weaker(
+        "above chance (test AUC > 0.5) at every drawn step, the first included",
+        bool((auc > 0.5).all()),
+        listing,
+        key="correct_auc_early_above_chance",
+    )
+    return [printed, weaker]
 
 
 def smooth_at_each_step(amf, mf) -> Claim:
@@ -62,38 +76,14 @@ def smooth_at_each_step(amf, mf) -> Claim:
     rough = {t: (roughness(decision_grid(amf, t)[2]), roughness(decision_grid(mf, t)[2])) for t in steps}
     smoother = [t for t, (a, m) in rough.items() if a < m]
     return Claim(
-        "a smooth decision function at each step: smoother than the same trees without aggregation (MF) at every "
-        "drawn step (mean |change of P| between neighbouring grid nodes)",
+        "AMF's decision function is smoother at each step: smoother than the same trees without aggregation (MF) at "
+        "every drawn step (mean |change of P| between neighbouring grid nodes: this project's measure, the text gives "
+        "none)",
         len(smoother) == len(steps),
         f"smoother at {len(smoother)} of {len(steps)} steps; AMF / MF: "
         + ", ".join(f"t={t}: {a:.4f} / {m:.4f}" for t, (a, m) in rough.items()),
         key="smooth_at_each_step",
+        quote="which produces a smooth decision function at each iteration",
+        where="AMF Fig. 7 caption",
+        exceptions=[f"t={t}: AMF {a:.4f} >= MF {m:.4f}" for t, (a, m) in rough.items() if a >= m],
     )
-
-
-def learning(auc: pd.Series) -> list[Claim]:
-    """What the drawing must show of a forest that learns: invariants, not the paper's claims."""
-    listing = ", ".join(f"t={t}: {a:.3f}" for t, a in auc.items())
-    return [
-        Claim(
-            "a test AUC above chance from the first steps on",
-            bool((auc > 0.5).all()),
-            listing,
-            key="auc_above_chance",
-            kind=INVARIANT,
-        ),
-        Claim(
-            f"the test AUC at the end of the stream is high (>= {HIGH_AUC})",
-            bool(auc.iloc[-1] >= HIGH_AUC),
-            f"t={auc.index[-1]}: {auc.iloc[-1]:.3f}",
-            key="auc_high_at_end",
-            kind=INVARIANT,
-        ),
-        Claim(
-            "the test AUC improves along the stream (last >= first)",
-            bool(auc.iloc[-1] >= auc.iloc[0]),
-            f"first {auc.iloc[0]:.3f}, last {auc.iloc[-1]:.3f}",
-            key="auc_improves",
-            kind=INVARIANT,
-        ),
-    ]

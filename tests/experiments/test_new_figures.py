@@ -211,31 +211,6 @@ def test_complexity_protocol_measures_every_size():
     assert (curves["update_depth"] >= np.log2(curves["step"])).all()  # a binary tree of n leaves is that deep
 
 
-def synthetic_complexity(update_us, depth, model_bytes) -> list[RunRecord]:
-    """Runs of both AMF models with the given curves against n = 2^10..2^15 (functions of n)."""
-    n = 2.0 ** np.arange(10, 16)
-    curves = pd.DataFrame({"step": n, "update_us": update_us(n), "predict_us": update_us(n) / 4,
-                           "update_depth": depth(n), "predict_depth": depth(n), "model_bytes": model_bytes(n),
-                           "nodes": 2 * n - 1})  # fmt: skip
-    return [
-        RunRecord("r", "r", {"model": {"estimator": {"_target_": f"mondrian.{name}"}}, "seed": 0}, {}, curves)
-        for name in ("AMFClassifier", "AMFRegressor")
-    ]
-
-
-def test_amf_table2_claims_follow_the_orders():
-    logarithmic = synthetic_complexity(lambda n: 0.1 * np.log(n), lambda n: np.log2(n) + 1, lambda n: 150 * n)
-    claims = amf_table2.claims(logarithmic, {})
-    assert_keyed(claims)
-    assert all(c.passed for c in claims), [str(c) for c in claims if not c.passed]
-    linear = synthetic_complexity(lambda n: 1e-3 * n, lambda n: 0 * n + 7.0 + (n % 3), lambda n: n**1.5)
-    failed = {c.key for c in amf_table2.claims(linear, {}) if not c.passed}
-    for kind in ("classifier", "regressor"):
-        assert {f"update_time_log_n_{kind}", f"predict_time_log_n_{kind}", f"memory_per_update_{kind}"} <= failed
-    deep = synthetic_complexity(lambda n: 0.1 * np.log(n), lambda n: 2 * np.log(n), lambda n: 150 * n)
-    assert {c.key for c in amf_table2.claims(deep, {}) if not c.passed} == {"depth_below_prop2_bound"}
-
-
 # -- bsp-fig7 --------------------------------------------------------------------------------------------------------
 def test_triangle_points_and_perimeter():
     rng = np.random.default_rng(0)
