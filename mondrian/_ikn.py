@@ -88,18 +88,36 @@ def _posterior(stats, node, discount, base, out):
         out[k] = (c - discount * min(c, 1.0) + share * base[k]) / customers
 
 
-@kernel
-def _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out):
-    """out += P(no split higher up) * p_sep * G_new: an extension to x, eta outside j's range, splits just above j
-    with probability p_sep = 1 - exp(-eta delta), x then sits below a new node with j's counts, base G_parent(j)
-    (``base``) and the expected discount (``g`` is scratch); returns P(no split up to j)."""
+@kernel(inline="always")
+def time_above(parent, split_time, j, leaf, lifetime):
+    """Delta_j = tau_j - tau_parent(j), the time over which an extension of the tree may split just above node j
+    (tau_j = the lifetime at a leaf of the tree pruned at it). Shared with the regressor's path rule
+    (``_path_mean``)."""
+    return (lifetime if leaf else split_time[j]) - parent_time(parent, split_time, j)
+
+
+@kernel(inline="always")
+def separate(eta, delta, not_separated):
+    """One node j of x's path: an extension of the tree to x, eta outside j's range, splits just above j with
+    probability p_sep = 1 - exp(-eta delta) (delta = ``time_above``). Returns (P(no split higher up) * p_sep, the
+    weight of x being separated there; P(no split up to j)); (0, not_separated) when p_sep is 0 (eta delta = 0).
+    Shared with the regressor's path rule (``_path_mean``)."""
     p_separated = -np.expm1(-eta * delta)
     if p_separated > 0.0:
+        return not_separated * p_separated, not_separated * np.exp(-eta * delta)
+    return 0.0, not_separated
+
+
+@kernel
+def _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out):
+    """out += P(no split higher up) * p_sep * G_new (``separate``): x, separated just above j, sits below a new node
+    with j's counts, base G_parent(j) (``base``) and the expected discount (``g`` is scratch); returns P(no split up
+    to j)."""
+    weight, not_separated = separate(eta, delta, not_separated)
+    if weight > 0.0:
         _posterior(stats, j, _expected_discount(eta, gamma, delta), base, g)
-        weight = not_separated * p_separated
         for k in range(out.shape[0]):
             out[k] += weight * g[k]
-        not_separated *= np.exp(-eta * delta)
     return not_separated
 
 
@@ -116,8 +134,7 @@ def add_prediction(tree, stats, x, lifetime, gamma, path, base, g, out):
     outside = first_outside(lower, upper, path, n, x)  # eta = 0 above: the boxes there hold x
     for i in range(n):
         j = path[i]
-        tau_parent = parent_time(parent, split_time, j)
-        delta = (lifetime if i == n - 1 else split_time[j]) - tau_parent
+        delta = time_above(parent, split_time, j, i == n - 1, lifetime)
         eta = extension_rate(lower, upper, j, x) if i >= outside else 0.0
         if eta > 0.0:
             not_separated = _add_separated(stats, j, eta, gamma, delta, base, g, not_separated, out)
@@ -251,7 +268,7 @@ def _posteriors(tree, stats, lifetime, gamma, table):
         top -= 1
         j = stack[top]
         leaf = is_leaf(left, split_time, j, lifetime)
-        delta = (lifetime if leaf else split_time[j]) - parent_time(parent, split_time, j)
+        delta = time_above(parent, split_time, j, leaf, lifetime)
         base = uniform if parent[j] == NO_NODE else table[parent[j]]
         _posterior(stats, j, _discount(gamma, delta), base, table[j])
         if not leaf:
@@ -271,7 +288,7 @@ def _add_prediction_from(tree, stats, table, uniform, x, lifetime, gamma, path, 
     not_separated = 1.0
     for i in range(first_outside(lower, upper, path, n, x), n):
         j = path[i]
-        delta = (lifetime if i == n - 1 else split_time[j]) - parent_time(parent, split_time, j)
+        delta = time_above(parent, split_time, j, i == n - 1, lifetime)
         base = uniform if i == 0 else table[path[i - 1]]
         not_separated = _add_separated(stats, j, extension_rate(lower, upper, j, x), gamma, delta, base, g,
                                        not_separated, out)  # fmt: skip

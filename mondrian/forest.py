@@ -6,7 +6,9 @@ batching). With ``lifetime="increasing"`` (MGS17) the lifetime grows with the nu
 points seen, lam_n = lifetime_scale * n^(1/(d+2)), and the tree after n points is MT(lam_n, data):
 leaves keep their points so that they can split later. A classifier tree predicts with LRT14's
 hierarchical (IKN) smoothing along the path, or its leaf's label distribution, or a vote for the
-leaf's majority label; a regressor leaf predicts its mean label; the forest averages its trees.
+leaf's majority label; a regressor tree predicts its leaf's mean label, or (scikit-garden's rule) the mean labels of
+the nodes on the path weighed by the probability that x separates from the tree just above each; the forest averages
+its trees.
 ``lifetime_at(n, lifetime_scale, d)`` is the schedule lam_n:
 
 >>> from mondrian.forest import lifetime_at
@@ -23,7 +25,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _ikn, _increasing, _leaf_mean, _paused
+from mondrian import _ikn, _increasing, _leaf_mean, _path_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._points import PointStore
 from mondrian._validation import (
@@ -40,6 +42,7 @@ from mondrian.tree import MondrianTree
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
 
 SMOOTHINGS = ("auto", "ikn", "empirical")
+PREDICTIONS = ("leaf", "path")  # how a regressor tree predicts
 
 
 def lifetime_at(n_points, scale, n_features):
@@ -407,8 +410,9 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     """Online Mondrian forest regressor (LRT14; MGS17's increasing lifetime).
 
-    The trees of ``MondrianForestClassifier``; a leaf predicts the mean label of its points, and the forest averages
-    its trees.
+    The trees of ``MondrianForestClassifier``; a tree predicts the mean label of x's leaf, or (``prediction="path"``,
+    scikit-garden's rule) the mean labels of the nodes on x's path weighed by the probability that x separates from
+    the tree just above each; the forest averages its trees.
 
     Parameters
     ----------
@@ -423,6 +427,13 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     min_samples_split : int, default=2
         With ``lifetime="increasing"``, a block is split only while it holds at least this many points (BSP's
         experiments: 4). Must be 2 with a fixed lifetime.
+    prediction : {"leaf", "path"}, default="leaf"
+        How a tree predicts at x. ``"leaf"``: the mean label of x's leaf. ``"path"``: the rule of scikit-garden's
+        ``MondrianTreeRegressor`` (BSP's "MF" baseline): node j of x's path predicts the mean label of all the points
+        below it, weighed by P(x not separated above j) * p_j, p_j = 1 - exp(-eta_j Delta_j) the probability that an
+        extension of the tree to x splits just above j (eta_j how far x lies outside j's data range, Delta_j =
+        tau_j - tau_parent(j)); the leaf takes the weight left. Both give the leaf mean when x lies inside its leaf's
+        range. The trees are the same whatever the rule: it may change at any time (predictions read it).
     random_state : int, RandomState, Generator or None, default=None
         The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
         for every ``n_jobs``. None: fresh entropy.
@@ -452,9 +463,20 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     Notes
     -----
-    As the classifier's, predictions use the fitted state: only ``n_jobs`` is read (and validated) by them.
-    ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its ``lifetime_scale`` and
-    ``min_samples_split``): "call fit".
+    As the classifier's, predictions use the fitted state: only ``prediction`` and ``n_jobs`` are read (and
+    validated) by them. ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its
+    ``lifetime_scale`` and ``min_samples_split``): "call fit".
+
+    The path rule is the classifier's IKN walk (``smoothing="ikn"``, ``gamma=np.inf``: the same weights) with node
+    means. Nodes keep the label sums of their leaves only (the leaf rule needs no more), so a prediction sums the
+    leaves below the nodes it weighs, children first (the same floats whatever the batch, ``n_jobs`` or call): the
+    subtree of the highest node on x's path whose range does not hold x, mostly a few nodes near the leaf, the whole
+    tree for x outside the root's range. A batch keeps its sums once it has summed as many nodes as the tree holds,
+    so that it costs at most the tree's size in sums plus O(depth) per point (scratch of 32 bytes per node of a tree,
+    for the call: the model keeps nothing more); ``progressive_predict`` keeps them from point to point. What differs
+    from scikit-garden: its trees are learnt in float32, a batch ``fit`` there leaves a block whose labels are all
+    equal unsplit, and every point of a ``partial_fit`` call draws from the same random state (here each tree keeps
+    one stream); its ``return_std`` is not provided.
 
     References
     ----------
@@ -473,4 +495,47 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     >>> reg = MondrianForestRegressor(n_estimators=5, lifetime="increasing", random_state=0).fit(X, y)
     >>> bool(reg.score(X, y) > 0.8)
     True
+    >>> X_new = np.random.default_rng(1).uniform(size=(100, 2))
+    >>> reg = reg.set_params(prediction="path")  # the same trees, scikit-garden's rule
+    >>> bool(reg.score(X_new, np.sin(6 * X_new[:, 0])) > 0.8)
+    True
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_MondrianForest._parameter_constraints,
+        "prediction": [StrOptions(set(PREDICTIONS))],
+    }
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        lifetime: float | str = np.inf,
+        lifetime_scale: float = 1.0,
+        min_samples_split: int = 2,
+        prediction: str = "leaf",
+        random_state=None,
+        n_jobs=None,
+    ):
+        super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
+        self.prediction = prediction
+
+    @property
+    def _forecaster(self):
+        # the rule in force (checked before it is read: _check_params, _predict_params); both learn with the leaf
+        # mean's kernels, so the trees are the same
+        return _path_mean if self.prediction == "path" else _leaf_mean
+
+    def _predict_params(self) -> np.ndarray:
+        """``prediction`` may change after fit: it is checked here (both rules read the same trees)."""
+        check_params(self, "prediction")
+        return self.predict_params_
+
+    def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
+        if not (self._keeps_points() and self.prediction == "path"):
+            return super()._progressive_tree(tree, X, targets, first, params, prior, out)
+        self._grow_for(tree, X.shape[0])
+        store = self.points_
+        tree.lifetime = _path_mean.progressive_increasing(
+            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first, first + X.shape[0],
+            self._onehot, self.lifetime_scale_, self.min_samples_split_, params, tree.rng, prior, out,
+        )  # fmt: skip
