@@ -34,15 +34,23 @@ Q = rng.random((25, 2))
 Y_CLASS, Y2_CLASS = rng.integers(0, 3, 60), rng.integers(0, 3, 30)
 Y_REG, Y2_REG = X[:, 0] + rng.normal(0, 0.1, 60), X2[:, 0]
 
+# Saffari's reference code's options (conf/model/orf_saffari_classifier.yaml's), on features in [0, 1]
+ORF_REFERENCE = dict(min_samples_split=5, tests="projection", thresholds="global", gain="saffari", min_gain=None)
+ORF_REFERENCE.update(bagging="repeat", feature_range=(0.0, 1.0))
 ONLINE = {
     "mf-clf": lambda: MondrianForestClassifier(n_estimators=3, random_state=0),
     "mf-clf-increasing": lambda: MondrianForestClassifier(n_estimators=3, lifetime="increasing", random_state=0),
     "mf-reg": lambda: MondrianForestRegressor(n_estimators=3, random_state=0),
+    "mf-reg-path": lambda: MondrianForestRegressor(n_estimators=3, prediction="path", random_state=0),
+    "mf-reg-increasing-path": lambda: MondrianForestRegressor(
+        n_estimators=3, lifetime="increasing", prediction="path", random_state=0
+    ),
     "amf-clf": lambda: AMFClassifier(n_estimators=3, random_state=0),
     "amf-reg": lambda: AMFRegressor(n_estimators=3, random_state=0),
     "bsp-clf": lambda: OnlineBSPForestClassifier(n_estimators=3, random_state=0),
     "bsp-reg": lambda: OnlineBSPForestRegressor(n_estimators=3, random_state=0),
     "orf-clf": lambda: OnlineRandomForestClassifier(n_estimators=3, min_samples_split=5, random_state=0),
+    "orf-clf-reference": lambda: OnlineRandomForestClassifier(**ORF_REFERENCE, n_estimators=3, random_state=0),
 }
 PARTITION = {
     "partition-clf": lambda: MondrianPartitionForestClassifier(n_estimators=3, lifetime=3.0, random_state=0),
@@ -56,6 +64,9 @@ SWITCHABLE = {
     "mf-clf-increasing": {"vote"},
     "amf-clf": {"use_aggregation", "prediction"},
     "amf-reg": {"use_aggregation", "prediction"},
+    "mf-reg": {"prediction"},
+    "mf-reg-path": {"prediction"},
+    "mf-reg-increasing-path": {"prediction"},
 }
 # valid values that differ from the fitted ones (the issue's cases)
 OTHER = {
@@ -63,7 +74,7 @@ OTHER = {
     "vote": ["hard"],
     "lifetime": ["increasing", 1.0],
     "use_aggregation": [False],
-    "prediction": ["split"],
+    "prediction": ["split", "leaf", "path"],
 }
 
 
