@@ -232,7 +232,11 @@ def times_after_updates(tables: list[pd.DataFrame], lam: float) -> Claim:
 
 
 def updates_keep_the_tree(run, tables: list[pd.DataFrame]) -> Claim:
-    """LRT14's extension is consistent with the tree before: restricted to the earlier points, nothing changed."""
+    """LRT14's extension is consistent with the tree before: restricted to the earlier points, nothing changed. An
+    invariant of the code, not a result: ExtendMondrianBlock (LRT14 Algorithm 4) only inserts a node above one
+    (its split between the old range and the new point), extends ranges or recurses, never moving or removing a
+    split, so a failure would be a bug. It is the algorithmic half of LRT14's eq. (1), whose distributional half (the
+    tree's law whatever the order of the points) is a unit test (tests/mondrian/test_mondrian_online_vs_batch.py)."""
     kept = [restriction_mismatches(a, b, coordinates(points_seen(run, s))) for s, (a, b) in enumerate(pairwise(tables))]
     grown = [len(b) - len(a) for a, b in pairwise(tables)]
     return Claim(
@@ -240,4 +244,8 @@ def updates_keep_the_tree(run, tables: list[pd.DataFrame]) -> Claim:
         sum(kept) == 0,
         f"nodes added per update {grown}; old nodes that differ per update {kept}",
         key="update_keeps_tree",
+        kind=INVARIANT,
+        quote="new split in Rabc is sampled such that it is consistent with the existing partition structure in Rab "
+        "(i.e., the new split cannot slice through Rab).",
+        where="LRT14 Sec. 5, the walk-through of Fig. 2",
     )

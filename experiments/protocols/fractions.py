@@ -2,9 +2,21 @@
 
 The shuffled training data is cut into ``n_batches`` mini-batches, or at the training sizes ``sizes``. Online
 models learn each new mini-batch with partial_fit; batch models are re-fitted on all data seen so far.
-After each mini-batch: test metrics, the cumulative training time and the mean number of leaves per tree (for
-forests that tell it). One-off costs (numba loading its compiled kernels, imports on first use) are paid before
-the clock starts, on a throw-away model fitted to a few rows.
+After each mini-batch: test metrics, the cumulative training time and the forest's shape, read through the models'
+public API outside the clock, nan for a model that does not tell it:
+
+- ``leaves`` and ``leaves_per_tree``: the mean number of leaves per tree (the project's forests: ``n_leaves()`` of
+  the forest, as the BSP forests have, or of each tree in ``trees_``; scikit-learn's: ``get_n_leaves()`` of each tree
+  in ``estimators_``). ``leaves_per_tree`` is the name the comparisons at matched leaves per tree read (BSP Figs.
+  3-5); ``leaves``, the same number, is the name the evidence logged before it.
+- ``mean_depth``: the forest's average leaf depth, the mean over its trees of the mean depth of a tree's leaves
+  (root 0), for forests whose trees tell their nodes' depths and their leaves (``MondrianTree.depths()`` and
+  ``leaves()``, read at the tree's lifetime: MondrianForestClassifier and MondrianForestRegressor, and ORF-Saffari,
+  whose trees are MondrianTree's too); LRT14 Sec. 7 says the average depth of its forests scales as O(log N)
+  (lrt14-fig3).
+
+One-off costs (numba loading its compiled kernels, imports on first use) are paid before the clock starts, on a
+throw-away model fitted to a few rows.
 
 ``final_passes`` = k > 0 (epochs, as ORF-Saffari's in LRT14 Fig. 3): after the last mini-batch an online model learns
 the training data it has seen k more times, each pass in a new order and in one partial_fit call, with a row after
@@ -64,10 +76,22 @@ def mean_leaves(estimator) -> float:
     return float(np.mean(counts)) if counts else float("nan")
 
 
+def mean_depth(estimator) -> float:
+    """The forest's average leaf depth: the mean over its trees of the mean depth of a tree's leaves (root 0), for
+    forests whose trees tell their nodes' depths and their leaves (``MondrianTree``'s); nan for other models."""
+    estimator = getattr(estimator, "best_estimator_", estimator)
+    trees = [t for t in getattr(estimator, "trees_", []) if hasattr(t, "depths") and hasattr(t, "leaves")]
+    per_tree = [t.depths()[t.leaves()] for t in trees]
+    means = [d.mean() for d in per_tree if d.size]
+    return float(np.mean(means)) if means else float("nan")
+
+
 def checkpoint(estimator, dataset: Dataset, train_time: float) -> dict[str, float]:
-    """A curve's row after an update, but its step: the cumulative training time, the mean number of leaves per tree
-    and the test metrics."""
-    return {"train_time": train_time, "leaves": mean_leaves(estimator), **scores_on_test(estimator, dataset)}
+    """A curve's row after an update, but its step: the cumulative training time, the forest's shape (leaves per
+    tree, average leaf depth) and the test metrics."""
+    leaves = mean_leaves(estimator)
+    shape = {"leaves": leaves, "leaves_per_tree": leaves, "mean_depth": mean_depth(estimator)}
+    return {"train_time": train_time, **shape, **scores_on_test(estimator, dataset)}
 
 
 def warm_up_rows(y: np.ndarray, classes) -> np.ndarray:
