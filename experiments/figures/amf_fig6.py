@@ -201,7 +201,7 @@ def update_values(run, before: pd.DataFrame, after: pd.DataFrame) -> list[Claim]
                        "AMF Fig. 6 caption")  # fmt: skip
     X, _ = seen(run, 1)
     y = float(run.tables["points"]["label"].iloc[len(X) - 1])
-    forecaster = Forecaster.of(run.trial.get("model", {}).get("estimator", {}), statistics(run, 0))
+    forecaster = Forecaster.of(run.estimator, statistics(run, 0))
     check = UpdateCheck.of(before_values(run, before, after), statistics(run, 1), after, path_of(after, X[-1]), y,
                            forecaster)  # fmt: skip
     names = {j: w or "ε" for j, w in words(after).items()}
