@@ -1,7 +1,9 @@
 """Simulations of the Mondrian process itself (no data, no model): the theory figures' trials.
 
 Every partition is drawn with ``mondrian.sample_mondrian``, the library's own sampler,
-so these protocols test the implementation against the exact laws of MGS20.
+so these protocols test the implementation against the exact laws of MGS20. A Monte Carlo trial draws its partitions
+from a stream keyed by its seed and by the point it simulates (``point_stream``), so that the points of one figure,
+run with the same seed, are independent samples (a joint test over them assumes it).
 """
 
 from __future__ import annotations
@@ -14,9 +16,20 @@ from experiments.protocols.result import TrialResult
 from mondrian import MondrianTree, sample_mondrian
 
 
-def _partitions(dim: int, lifetime: float, replicates: int, seed: int, label: str):
-    """``replicates`` independent MP(lifetime, [0,1]^dim) samples from one seeded stream."""
-    rng = np.random.default_rng(seed)
+def _key(value: float) -> int:
+    """A number as an entropy word: the bits of its float64 (1 and 1.0 alike)."""
+    return int(np.float64(value).view(np.uint64))
+
+
+def point_stream(seed: int, label: str, dim: int, lifetime: float, *point: float) -> np.random.Generator:
+    """The random stream of one simulated point: keyed by the trial's seed, the protocol (``label``), the dimension,
+    the lifetime and the coordinates of x, so that two points of a grid never share their draws."""
+    words = [seed, *label.encode(), dim, _key(lifetime), *(_key(v) for v in point)]
+    return np.random.default_rng(np.random.SeedSequence(words))
+
+
+def _partitions(dim: int, lifetime: float, replicates: int, rng: np.random.Generator, label: str):
+    """``replicates`` independent MP(lifetime, [0,1]^dim) samples drawn from ``rng``."""
     lower, upper = np.zeros(dim), np.ones(dim)
     for _ in progress(range(replicates), desc=label, leave=False, mininterval=2.0):
         yield sample_mondrian(lifetime, lower, upper, random_state=rng)
@@ -24,7 +37,8 @@ def _partitions(dim: int, lifetime: float, replicates: int, seed: int, label: st
 
 def leaf_count(dim: int, lifetime: float, replicates: int, seed: int) -> TrialResult:
     """Monte Carlo mean number of leaves of MP(lifetime, [0,1]^dim), beside the exact (1 + lifetime)^dim."""
-    counts = np.array([t.n_leaves() for t in _partitions(dim, lifetime, replicates, seed, "leaf_count")])
+    rng = point_stream(seed, "leaf_count", dim, lifetime)
+    counts = np.array([t.n_leaves() for t in _partitions(dim, lifetime, replicates, rng, "leaf_count")])
     return TrialResult(
         summary={
             "mean_leaves": float(counts.mean()),
@@ -51,7 +65,8 @@ def cell_law(
     left = np.empty((replicates, dim))
     right = np.empty((replicates, dim))
     same = np.zeros(len(others))
-    for r, tree in enumerate(_partitions(dim, lifetime, replicates, seed, "cell_law")):
+    rng = point_stream(seed, "cell_law", dim, lifetime, *x)
+    for r, tree in enumerate(_partitions(dim, lifetime, replicates, rng, "cell_law")):
         leaves = tree.apply(queries)
         left[r] = x - tree.nodes.box_lower[leaves[0]]
         right[r] = tree.nodes.box_upper[leaves[0]] - x

@@ -8,6 +8,7 @@ from experiments.data.fetch import load
 from experiments.data.synthetic import hoelder_function, regression_function, smooth_function
 from experiments.protocols import rates
 from mondrian import MondrianPartitionForestRegressor
+from mondrian.partition import lifetime_grid
 
 
 def test_synthetic_datasets_record_their_regression_function():
@@ -55,19 +56,52 @@ def test_risk_against_f_with_lifetime_and_trees_following_n():
 def test_fixed_and_adaptive_lifetimes_and_bad_sizes():
     data = load("smooth", n_samples=700, n_features=1, test_size=200, seed=0)
     fixed = rates.run(lambda: MondrianPartitionForestRegressor(3, random_state=0), data, 0, [100, 500], lifetime=4.0)
-    assert list(fixed.curves["lifetime"]) == [4.0, 4.0]
+    assert list(fixed.curves["lifetime"]) == [4.0, 4.0] and "limit_risk" not in fixed.summary
     adaptive = rates.run(
         lambda: MondrianPartitionForestRegressor(3, random_state=0), data, 0, [100, 500], lifetime="adaptive"
     )
     curves = adaptive.curves
     assert np.all(curves["chosen_lifetime"] <= curves["lifetime"]) and np.all(curves["risk"] >= 0)
     assert "empty_share" in fixed.curves and "empty_share" not in curves  # the STAR mix is no single pruned forest
+    assert list(curves["n_fit"]) == [50, 250] and list(curves["n_held"]) == [50, 250]
     forest = MondrianPartitionForestRegressor(3, lifetime="adaptive", random_state=0)
     forest.fit(data.X_train[:500], data.y_train[:500])
     truth = smooth_function(data.X_test)
     grid_risks = np.mean((forest.predict_nested(data.X_test, forest.selection_["lifetimes"]) - truth) ** 2, axis=1)
-    assert curves["oracle_risk"].iloc[-1] == pytest.approx(grid_risks.min(), rel=1e-12)
-    assert curves["oracle_lifetime"].iloc[-1] == forest.selection_["lifetimes"][np.argmin(grid_risks)]
+    last = curves.iloc[-1]
+    assert last["half_oracle_risk"] == pytest.approx(grid_risks.min(), rel=1e-12)
+    assert last["half_oracle_lifetime"] == forest.selection_["lifetimes"][np.argmin(grid_risks)]
+    assert (last["partner_lifetime"], last["alpha"]) == (forest.selection_["partner"], forest.selection_["alpha"])
+    # the full-data oracle: a forest of the same trees' streams on all 500 points, its best lifetime of lifetime_grid
+    grid = lifetime_grid(500, 1)
+    full = MondrianPartitionForestRegressor(3, lifetime=grid[-1], random_state=0).fit(
+        data.X_train[:500], data.y_train[:500]
+    )
+    full_risks = np.mean((full.predict_nested(data.X_test, grid) - truth) ** 2, axis=1)
+    assert last["full_oracle_risk"] == pytest.approx(full_risks.min(), rel=1e-12)
+    assert last["full_oracle_lifetime"] == grid[np.argmin(full_risks)]
+    assert last["full_oracle_at_edge"] == float(np.argmin(full_risks) in (0, len(grid) - 1))
+    table = adaptive.tables["grid_risks"]
+    at_500 = table[(table["n"] == 500) & (table["forest"] == "full")]
+    np.testing.assert_allclose(at_500["risk"], full_risks, rtol=1e-12)
+    half = table[(table["n"] == 500) & (table["forest"] == "half")]
+    np.testing.assert_allclose(half["held_out_risk"], forest.selection_["risks"], rtol=1e-12)
     for sizes in ([], [500, 100], [0, 10], [100, 501]):
         with pytest.raises(ValueError, match="sizes"):
             rates.run(lambda: MondrianPartitionForestRegressor(), data, 0, sizes)
+
+
+def test_a_fixed_lifetimes_limit_is_its_forests_cells_predicting_the_mean_of_f():
+    """The limit as n -> inf: the last forest's partitions with each cell predicting the mean of f over it; it is
+    the risk's limit (at a large n the risk is close to it) and exact on f constant per cell (0 then)."""
+    data = load("hoelder", n_samples=20200, n_features=2, test_size=200, seed=0)
+    result = rates.run(
+        lambda: MondrianPartitionForestRegressor(5, random_state=0), data, 0, [20000], lifetime=2.0, limit=True
+    )
+    assert result.summary["limit_risk"] == pytest.approx(result.summary["final_risk"], rel=0.05)
+    lower, upper = np.array([[0.0, 0.0], [0.2, 0.5]]), np.array([[1.0, 1.0], [0.6, 0.7]])
+    np.testing.assert_allclose(
+        rates.cell_means(lambda X: X[:, 0] * X[:, 1] ** 2, lower, upper),
+        [1 / 6, 0.4 * (0.7**3 - 0.5**3) / 3 / 0.2],
+        rtol=1e-12,
+    )
