@@ -36,8 +36,8 @@ import yaml
 from experiments import evidence
 from experiments.config import CONF_DIR, compose, grid_overrides
 from experiments.data.catalog import entry
-from experiments.explanations import render
-from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED
+from experiments.explanations import ExplanationError, render
+from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
 from experiments.regenerate import FALLBACK_PROFILE, figure_ids
 from experiments.reproduce import catalog_name, profile_settings
 from experiments.tracking import Tracker
@@ -317,7 +317,7 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -
         {
             **c,
             "verdict": claim_verdict(c, drawn.claims) if c in printed(drawn.claims) else "",
-            "why": render(known[c["key"]], c["key"], drawn.claims, drawn.settings) if c["key"] in known else "",
+            "why": explanation(known[c["key"]], c, drawn) if c["key"] in known else "",
         }
         for c in drawn.claims
     ]
@@ -338,6 +338,15 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -
         commit=short_commit(drawn.tags.get("git_commit", "")),
         records=listed,
     )
+
+
+def explanation(template: str, claim: dict, drawn: Drawn) -> str:
+    """The explanation of ``claim`` filled from its figure's evidence; a run that lacks the numbers it reads (a
+    dataset not measured, at another profile) says so instead (the committed evidence must hold them all: a test)."""
+    try:
+        return render(template, claim["key"], drawn.claims, drawn.settings)
+    except ExplanationError as error:
+        return f"(an explanation is recorded, but this run lacks its numbers: {error})"
 
 
 def relative(path: Path, out_dir: Path) -> str:
@@ -715,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{r.id}: {c['key']} ({c['verdict']})"
         for r in reports
         for c in r.printed
-        if c["verdict"] not in (REPRODUCED, NOT_CHECKED) and not c["why"]
+        if c["verdict"] not in (REPRODUCED, NOT_CHECKED, NOT_COMPARABLE) and not c["why"]
     ]
     for line in unexplained:
         print(f"  no explanation recorded (explanations in the figure config) for {line}")
