@@ -10,9 +10,14 @@ drawn from that time on. So leaves keep their points (``_points``); their statis
 A first batch into an empty tree is sampled at once as MT(lam_n, data) (``sample_block``), the same law.
 
 ``min_split``: a block is split only while it holds at least that many points (BSP's experiments cut only blocks of
-more than 3 points, 4; 2 or less: no restriction, as a block of one point has no range to split). Only leaves that
-hold as many count in R, and x does not split off a leaf that holds fewer with it (it joins the leaf); a first
-batch is then learnt point by point.
+more than 3 points, 4; 2 or less: no restriction, as a block of one point has no range to split): the tree after n
+points has the law of MT(lam_n, data) with that rule, whatever the order of the points. Only leaves that hold as many
+count in R, and x does not split off a leaf that holds fewer with it (it joins the leaf). A leaf that x brings to
+``min_split`` points had its clock stopped since its birth (its parent's split time): it is sampled from that time to
+the lifetime, as the batch tree samples a block of that many points (``_wake``; its children hold fewer, so one split
+at most), not from x's extension alone, which misses the splits inside its old range (the first implementation did:
+its trees grew too few leaves, the fewer the more points fell inside their leaves' ranges, so that their law
+depended on the order of the points). A first batch is learnt point by point.
 """
 
 import numpy as np
@@ -110,6 +115,18 @@ def _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, min_split
 
 
 @kernel
+def _wake(tree, stats, first, next_point, X, y, onehot, j, lifetime, min_split, rng, scratch):
+    """Leaf j, which has just reached ``min_split`` points, sampled from its birth to ``lifetime`` as MT(lifetime)
+    samples a block of that many points: a split after Exp(its linear dimension), children of fewer points never
+    split. Returns the change of R."""
+    birth = 0.0 if tree.parent[j] == NO_NODE else tree.split_time[tree.parent[j]]
+    time = birth + rng.exponential(1.0 / _linear_dimension(tree.box_lower, tree.box_upper, j))
+    if not time < lifetime:
+        return 0.0
+    return _split_leaf(tree, stats, first, next_point, X, y, onehot, j, time, min_split, rng, scratch)
+
+
+@kernel
 def _raise(tree, stats, first, next_point, X, y, onehot, old, new, rate, min_split, rng, scratch):
     """Let the leaves split from lifetime ``old`` to ``new``; returns R afterwards."""
     time = old
@@ -129,12 +146,17 @@ def _learn_one(tree, stats, first, next_point, X, y, i, onehot, lifetime, scale,
     n = path_of(tree, x, lifetime, path)
     leaf = path[n - 1]
     before = _leaf_rate(tree, stats, leaf, min_split)
-    rule = SPLIT_LEAVES if stats[leaf, 0] + 1 >= min_split else KEEP_LEAVES
+    # x brings a leaf with a range to min_split points: it joins it, which is then sampled from its birth (_wake); a
+    # leaf of one point (or of equal points) has no range, and x's extension is then its whole clock
+    wakes = stats[leaf, 0] + 1 == min_split and _linear_dimension(tree.box_lower, tree.box_upper, leaf) > 0.0
+    rule = SPLIT_LEAVES if stats[leaf, 0] + 1 >= min_split and not wakes else KEEP_LEAVES
     j = extend_along(tree, stats, x, y[i], lifetime, rule, rng, path, n)
     add_point(first, next_point, j, i)
     add_target(stats, j, y[i], onehot)
     if j == leaf:  # x joined an existing leaf, whose range (and count) grew; a new leaf holds x alone (R unchanged)
         rate += _leaf_rate(tree, stats, j, min_split) - before
+        if wakes:
+            rate += _wake(tree, stats, first, next_point, X, y, onehot, j, lifetime, min_split, rng, scratch)
     new = lifetime_at(i + 1, scale, X.shape[1])
     return new, _raise(tree, stats, first, next_point, X, y, onehot, lifetime, new, rate, min_split, rng, scratch)
 

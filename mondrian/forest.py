@@ -229,7 +229,9 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         lifetime.
     min_samples_split : int, default=2
         With ``lifetime="increasing"``, a block is split only while it holds at least this many points (2: any block
-        with a range; BSP's experiments cut blocks of more than 3 points: 4). Must be 2 with a fixed lifetime.
+        with a range; BSP's experiments cut blocks of more than 3 points: 4); the online tree has the batch tree's law
+        under this rule whatever the arrival order (a leaf that reaches it is sampled from its birth). Must be 2 with
+        a fixed lifetime.
     smoothing : {"auto", "ikn", "empirical"}, default="auto"
         How a tree predicts. ``"ikn"``: LRT14's prediction, the posterior mean of a hierarchical normalized stable
         process with interpolated Kneser-Ney smoothing along the path, averaged analytically over the extensions of
@@ -426,7 +428,8 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         The scale of the increasing lifetime. Must be positive and finite whatever the lifetime.
     min_samples_split : int, default=2
         With ``lifetime="increasing"``, a block is split only while it holds at least this many points (BSP's
-        experiments: 4). Must be 2 with a fixed lifetime.
+        experiments: 4); the online tree has the batch tree's law under this rule whatever the arrival order (a leaf
+        that reaches it is sampled from its birth). Must be 2 with a fixed lifetime.
     prediction : {"leaf", "path"}, default="leaf"
         How a tree predicts at x. ``"leaf"``: the mean label of x's leaf. ``"path"``: the rule of scikit-garden's
         ``MondrianTreeRegressor`` (BSP's "MF" baseline): node j of x's path predicts the mean label of all the points
