@@ -20,6 +20,13 @@ from experiments.figures.bsp_drawing import draw_partition
 
 Z = 3.0
 KS_LEVEL = 0.01
+WHERE = "BSP App. C, proof of Lemma 2 (Fig. 7)"
+RATE_QUOTE = (
+    "the cost of cut in this triangle follows an Exponential distribution with rate parameter being the perimeter of "
+    "the triangle"
+)
+COUNT_QUOTE = "As a result, the number of cuts follows a Poisson distribution with parameter"
+POSITION_QUOTE = "The cut position is Uniformly distributed in the line segment."
 
 
 def settings(run) -> dict[str, float]:
@@ -55,6 +62,11 @@ def count_stats(part: pd.DataFrame, mean: float) -> dict[str, float]:
         "se_mean": np.sqrt(mean / n),
         "se_var": np.sqrt((mean + 2 * mean**2) / n),
     }
+
+
+def tag(epsilon: float) -> str:
+    """An eps as a name in a claim's values: "eps0", "eps0_02"."""
+    return f"eps{epsilon:g}".replace(".", "_")
 
 
 def label(epsilon: float) -> str:
@@ -185,13 +197,23 @@ def claims(runs, spec) -> list[Claim]:
             "; ".join(f"{label(e)}: {rate:.3f} ± {se:.3f} vs {expected:.3f}" for e, rate, se, expected in rates),
             key="first_cut_rate",
             paper="PE = (L1 + L2) + sqrt(L1^2 + eps^2) + sqrt(L2^2 + eps^2) -> 2(L1 + L2)",
+            quote=RATE_QUOTE,
+            where=WHERE,
+            values={f"z_{tag(e)}": (rate - expected) / se for e, rate, se, expected in rates},
         ),
         Claim(
             f"the number of cuts met by the segment has the Poisson mean tau 2L (x rate_scale; within {Z:g} SE)",
             all(abs(m["mean"] - mean) <= Z * m["se_mean"] for m in moments.values()),
-            "; ".join(f"{label(e)}: {m['mean']:.3f} vs {mean:g} (SE {m['se_mean']:.3f})" for e, m in moments.items()),
+            "; ".join(
+                f"{label(e)}: {m['mean']:.3f} vs {mean:g} (SE {m['se_mean']:.3f}, "
+                f"z {(m['mean'] - mean) / m['se_mean']:+.2f})"
+                for e, m in moments.items()
+            ),
             key="segment_count_mean",
             paper="Poisson with parameter tau 2L",
+            quote=COUNT_QUOTE,
+            where=WHERE,
+            values={f"{k}_{tag(e)}": v for e, m in moments.items() for k, v in m.items()} | {"poisson_mean": mean},
         ),
         Claim(
             f"its variance equals its mean, as for a Poisson number (within {Z:g} SE)",
@@ -199,6 +221,8 @@ def claims(runs, spec) -> list[Claim]:
             "; ".join(f"{label(e)}: {m['var']:.3f} vs {mean:g} (SE {m['se_var']:.3f})" for e, m in moments.items()),
             key="segment_count_variance",
             paper="Poisson with parameter tau 2L",
+            quote=COUNT_QUOTE,
+            where=WHERE,
         ),
         Claim(
             f"the cuts meet the segment at uniform positions (Kolmogorov-Smirnov p >= {KS_LEVEL})",
@@ -206,5 +230,8 @@ def claims(runs, spec) -> list[Claim]:
             "; ".join(f"{label(e)}: p = {p:.3f}" for e, p in pvalues.items()),
             key="positions_uniform",
             paper="the cut position is uniformly distributed in the line segment",
+            quote=POSITION_QUOTE,
+            where=WHERE,
+            values={f"p_{tag(e)}": p for e, p in pvalues.items()},
         ),
     ]

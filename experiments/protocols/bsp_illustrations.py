@@ -180,6 +180,20 @@ def _area(x: np.ndarray, y: np.ndarray) -> float:
     return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
+def slice_crossings(
+    trees, a: np.ndarray, b: np.ndarray, pairs: np.ndarray, rule: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per tree, where its cuts meet the segment [a, b]: (counts: rule, tree, crossings, first_half, second_half;
+    positions: rule, tree, s in [0, 1] along the segment)."""
+    cuts = [t.cuts_on_segment(a, b, pairs) for t in trees]
+    counts = pd.DataFrame({"rule": rule, "tree": np.arange(len(cuts)), "crossings": [len(c) for c in cuts],
+                           "first_half": [int((c < 0.5).sum()) for c in cuts],
+                           "second_half": [int((c >= 0.5).sum()) for c in cuts]})  # fmt: skip
+    positions = pd.DataFrame({"rule": rule, "tree": np.repeat(np.arange(len(cuts)), [len(c) for c in cuts]),
+                              "s": np.concatenate(cuts) if cuts else []})  # fmt: skip
+    return counts, positions
+
+
 def hulls_and_slice(
     seed: int,
     n_points: int = 60,
@@ -189,11 +203,14 @@ def hulls_and_slice(
     slice_budget: float = 5.0,
     slice_trees: int = 200,
     segment: tuple = ((0.1, 0.2), (0.9, 0.7)),
+    text_slice_trees: int = 0,
 ) -> TrialResult:
     """BSP Fig. 6: left, a Mondrian tree (LRT14, boxes restricted to the data's range) and a BSP tree (convex hulls)
     on the same labelled 2-D points (three blobs); right, a line slice: the cuts of BSP trees with a fixed budget on
     dense uniform points meet a segment, counted over slice_trees trees against the line-slice lemma's Poisson law
-    (intensity 2 rate_scale tau per unit length)."""
+    (intensity 2 rate_scale tau per unit length), with every crossing's position (the law's "homogeneous"); and
+    beside them, text_slice_trees trees on the same points under the text's leaf rule (Algorithm 4 as printed),
+    whose trees are not the process the lemma is about (0: none)."""
     rng = np.random.default_rng(seed)
     centres = np.array([[0.3, 0.3], [0.7, 0.35], [0.5, 0.75]])
     y = rng.integers(0, 3, n_points)
@@ -215,7 +232,19 @@ def hulls_and_slice(
     sliced = OnlineBSPForestRegressor(slice_trees, budget=slice_budget, leaf_sampling=LAW, random_state=seed, n_jobs=2)
     sliced.fit(dense, np.zeros(slice_points))
     a, b = np.array(segment[0], float), np.array(segment[1], float)
-    counts = np.array([len(t.cuts_on_segment(a, b, sliced.pairs_)) for t in sliced.trees_])
+    slice_counts, slice_positions = slice_crossings(sliced.trees_, a, b, sliced.pairs_, LAW)
+    counts = slice_counts["crossings"].to_numpy()
+    summary = {"slice_leaves": float(np.mean(sliced.n_leaves()))}
+    if text_slice_trees:
+        text = OnlineBSPForestRegressor(text_slice_trees, budget=slice_budget, leaf_sampling="text",
+                                        random_state=seed + 1, n_jobs=2).fit(dense, np.zeros(slice_points))  # fmt: skip
+        text_counts, text_positions = slice_crossings(text.trees_, a, b, text.pairs_, "text")
+        slice_counts = pd.concat([slice_counts, text_counts], ignore_index=True)
+        slice_positions = pd.concat([slice_positions, text_positions], ignore_index=True)
+        summary |= {"text_slice_mean": float(text_counts["crossings"].mean()),
+                    "text_slice_var": float(text_counts["crossings"].var(ddof=1)),
+                    "text_slice_trees": float(text_slice_trees),
+                    "text_slice_leaves": float(np.mean(text.n_leaves()))}  # fmt: skip
     shown = int(np.argmin(np.abs(counts - 2 * sliced.rate_scale * slice_budget * np.linalg.norm(b - a))))
     slice_nodes, slice_hulls = tree_tables(sliced, shown)  # a tree with the typical number of crossings
     crossings = sliced.trees_[shown].cuts_on_segment(a, b, sliced.pairs_)
@@ -231,6 +260,7 @@ def hulls_and_slice(
             "slice_var": float(counts.var(ddof=1)),
             "poisson_mean": 2 * sliced.rate_scale * slice_budget * length,
             "slice_trees": float(slice_trees),
+            **summary,
         },
         tables={
             "points": pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "label": y}),
@@ -239,7 +269,8 @@ def hulls_and_slice(
             "bsp_hulls": hulls[hulls["pair"] == 0],
             "slice_nodes": slice_nodes,
             "slice_hulls": slice_hulls[slice_hulls["pair"] == 0],
-            "slice_counts": pd.DataFrame({"crossings": counts}),
+            "slice_counts": slice_counts,
+            "slice_positions": slice_positions,
             "crossings": pd.DataFrame({"x": a[0] + crossings * (b[0] - a[0]), "y": a[1] + crossings * (b[1] - a[1])}),
             "segment": pd.DataFrame({"x": [a[0], b[0]], "y": [a[1], b[1]]}),
         },

@@ -5,10 +5,9 @@ models learn each new mini-batch with partial_fit; batch models are re-fitted on
 After each mini-batch: test metrics, the cumulative training time and the forest's shape, read through the models'
 public API outside the clock, nan for a model that does not tell it:
 
-- ``leaves`` and ``leaves_per_tree``: the mean number of leaves per tree (the project's forests: ``n_leaves()`` of
-  the forest, as the BSP forests have, or of each tree in ``trees_``; scikit-learn's: ``get_n_leaves()`` of each tree
-  in ``estimators_``). ``leaves_per_tree`` is the name the comparisons at matched leaves per tree read (BSP Figs.
-  3-5); ``leaves``, the same number, is the name the evidence logged before it.
+- ``leaves``: the mean number of leaves per tree (the project's forests: ``n_leaves()`` of the forest, as the BSP
+  forests have, or of each tree in ``trees_``; scikit-learn's: ``get_n_leaves()`` of each tree in ``estimators_``),
+  which the comparisons at matched leaves per tree read (BSP Figs. 3-5);
 - ``mean_depth``: the forest's average leaf depth, the mean over its trees of the mean depth of a tree's leaves
   (root 0), for forests whose trees tell their nodes' depths and their leaves (``MondrianTree.depths()`` and
   ``leaves()``, read at the tree's lifetime: MondrianForestClassifier and MondrianForestRegressor, and ORF-Saffari,
@@ -89,8 +88,7 @@ def mean_depth(estimator) -> float:
 def checkpoint(estimator, dataset: Dataset, train_time: float) -> dict[str, float]:
     """A curve's row after an update, but its step: the cumulative training time, the forest's shape (leaves per
     tree, average leaf depth) and the test metrics."""
-    leaves = mean_leaves(estimator)
-    shape = {"leaves": leaves, "leaves_per_tree": leaves, "mean_depth": mean_depth(estimator)}
+    shape = {"leaves": mean_leaves(estimator), "mean_depth": mean_depth(estimator)}
     return {"train_time": train_time, **shape, **scores_on_test(estimator, dataset)}
 
 

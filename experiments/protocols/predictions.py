@@ -1,8 +1,9 @@
 """One fit on the training part, then the test set (BSP Table 1 and Fig. 8): the test scores and the predictions.
 
 Online models learn the training rows in their order with one ``partial_fit`` (the airline data's time order, or
-the random split's order), batch models fit them. The summary holds the test scores (RMSE, or accuracy and log loss)
-and the training time (one-off costs paid first, as in the fractions protocol); the table ``predictions`` holds the
+the random split's order), batch models fit them. The summary holds the test scores (RMSE, or accuracy and log loss),
+the training time (one-off costs paid first, as in the fractions protocol) and the mean leaves per tree (nan for a
+model that does not tell them; the groups' average, weighted by their trees, below); the table ``predictions`` holds the
 features, target and prediction of at most ``max_points`` test rows (a seeded sample, to draw maps from).
 
 ``trees_per_fit`` = k grows a forest of M trees k trees at a time, so that memory holds k trees, not M: each group is
@@ -23,7 +24,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from experiments.data import Dataset
-from experiments.protocols.fractions import aligned_proba, warm_up
+from experiments.protocols.fractions import aligned_proba, mean_leaves, warm_up
 from experiments.protocols.metrics import classification_scores, regression_scores
 from experiments.protocols.result import TrialResult
 
@@ -88,7 +89,7 @@ def run(
     online = hasattr(model(), "partial_fit")
     fit_kwargs = {"classes": dataset.classes} if online and dataset.task == "classification" else {}
     warm_up(model, X, y, dataset, online)
-    train_time, outputs = 0.0, 0.0
+    train_time, outputs, leaves = 0.0, 0.0, 0.0
     for estimator, share in tree_groups(model(), trees_per_fit):
         start = time.perf_counter()
         if online:
@@ -97,7 +98,9 @@ def run(
             estimator.fit(X, y)
         train_time += time.perf_counter() - start
         outputs = outputs + share * test_outputs(estimator, dataset)
-    summary = {"n_train": float(len(X)), "n_test": float(len(dataset.X_test)), "train_time": train_time}
+        leaves += share * mean_leaves(estimator)
+    summary = {"n_train": float(len(X)), "n_test": float(len(dataset.X_test)), "train_time": train_time,
+               "leaves": leaves}  # fmt: skip
     if dataset.task == "classification":
         summary |= classification_scores(outputs, np.searchsorted(dataset.classes, dataset.y_test))
     else:

@@ -289,8 +289,8 @@ def test_fractions_at_given_sizes_record_the_leaves_per_tree():
 
 def test_fractions_record_the_forests_average_leaf_depth_and_leaves_per_tree():
     """mean_depth: the mean over trees of a tree's mean leaf depth, after each mini-batch, for the forests whose trees
-    tell their depths (the Mondrian forests); leaves_per_tree: the mean leaves per tree (``leaves``, under the name
-    the matched-leaves comparisons read), also BSP's and scikit-learn's; nan where a model tells neither."""
+    tell their depths (the Mondrian forests); leaves: the mean leaves per tree, also BSP's and scikit-learn's; nan
+    where a model tells neither."""
     data = bundled("digits", seed=0)
     result = fractions.run(lambda: MondrianForestClassifier(n_estimators=3, random_state=0), data, seed=0, n_batches=2)
     order = np.random.default_rng(0).permutation(len(data.X_train))
@@ -302,14 +302,13 @@ def test_fractions_record_the_forests_average_leaf_depth_and_leaves_per_tree():
         depths.append(np.mean([tree.depths()[tree.leaves()].mean() for tree in forest.trees_]))
     curves = result.curves
     assert list(curves["mean_depth"]) == pytest.approx(depths) and depths[1] > depths[0] > 1
-    assert list(curves["leaves_per_tree"]) == list(curves["leaves"])
-    assert curves["leaves_per_tree"].iloc[-1] == np.mean([tree.n_leaves() for tree in forest.trees_])
+    assert curves["leaves"].iloc[-1] == np.mean([tree.n_leaves() for tree in forest.trees_])
     for model, task in (
         (lambda: RandomForestClassifier(n_estimators=3, random_state=0), data),
         (lambda: OnlineBSPForestRegressor(n_estimators=2, random_state=0), synthetic.bsp_sin(300, 100, seed=0)),
     ):
         other = fractions.run(model, task, seed=0, n_batches=2).curves
-        assert other["mean_depth"].isna().all() and (other["leaves_per_tree"] > 1).all()
+        assert other["mean_depth"].isna().all() and (other["leaves"] > 1).all()
     assert np.isnan(fractions.mean_depth(SGDClassifier()))
 
 
