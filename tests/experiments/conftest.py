@@ -14,8 +14,8 @@ from experiments.regenerate import figure_ids
 from experiments.store import open_client
 from experiments.tracking import Tracker
 
-# A cheap figure whose 18 trials fit the project's estimators and log a wall-clock curve: the sweep tests run it.
-QUICK_FIGURE, QUICK_TRIALS = "bsp-fig5", 18
+# A cheap figure whose 28 trials fit the project's estimators and log a wall-clock curve: the sweep tests run it.
+QUICK_FIGURE, QUICK_TRIALS = "bsp-fig5", 28
 # Metrics of the machine, not of the model (the protocols' training and test times, a trial's duration, the peak
 # memory of the process that ran it): no two runs share them, whatever the launcher; every other metric is
 # reproduced float for float.

@@ -12,7 +12,7 @@ from experiments.config import compose
 from experiments.sweep import run_sweep
 from experiments.trial import trial_config, trial_hash
 
-# bsp-fig5 on 1500 training points: the 6 trials of its curves over N (up to 2000 points) raise, the other 12 run.
+# bsp-fig5 on 1500 training points: the 10 trials of its curves over N (up to 2000 points) raise, the other 18 run.
 TOO_SMALL = "dataset.load.n_samples=6500"
 
 
@@ -27,14 +27,14 @@ def test_failing_trials_are_recorded_the_sweep_goes_on_and_a_rerun_runs_only_the
     figure = new_quick_figure("failing")
     done = figure.run(TOO_SMALL, "launcher.n_jobs=2")
     assert done.returncode != 0
-    assert "18 trials: 0 already finished, 12 run now, 6 failed" in done.stdout
+    assert "28 trials: 0 already finished, 18 run now, 10 failed" in done.stdout
     failed_lines = [line for line in done.stdout.splitlines() if line.strip().startswith("failed: ")]
-    assert len(failed_lines) == 6 and "sizes must increase" in done.stdout
+    assert len(failed_lines) == 10 and "sizes must increase" in done.stdout
     assert all("sizes=[300, 1000, 2000]" in line for line in failed_lines)  # run names say what varies
     client = MlflowClient(figure.uri)
     runs = trial_runs(client, figure.figure)
     failed = [r for r in runs if r.info.status == "FAILED"]
-    assert len(runs) == 18 and len(failed) == 6
+    assert len(runs) == 28 and len(failed) == 10
     for run in failed:
         assert run.data.tags["error"].startswith("ValueError: sizes must increase")
         with open(client.download_artifacts(run.info.run_id, "traceback.txt", str(figure.root))) as f:
@@ -42,9 +42,9 @@ def test_failing_trials_are_recorded_the_sweep_goes_on_and_a_rerun_runs_only_the
 
     again = figure.run(TOO_SMALL, "launcher.n_jobs=2")
     assert again.returncode != 0
-    assert "18 trials: 12 already finished, 0 run now, 6 failed" in again.stdout
+    assert "28 trials: 18 already finished, 0 run now, 10 failed" in again.stdout
     runs = trial_runs(client, figure.figure)
-    assert sum(r.info.status == "FINISHED" for r in runs) == 12 and sum(r.info.status == "FAILED" for r in runs) == 12
+    assert sum(r.info.status == "FINISHED" for r in runs) == 18 and sum(r.info.status == "FAILED" for r in runs) == 20
 
 
 def test_a_run_interrupted_while_logged_is_killed_not_finished_and_runs_again(tracker, monkeypatch):
