@@ -34,7 +34,7 @@ from pathlib import Path
 import yaml
 
 from experiments import evidence
-from experiments.config import CONF_DIR, compose, grid_overrides
+from experiments.config import CONF_DIR, compose, figure_profiles, grid_overrides
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
@@ -220,10 +220,16 @@ def not_run_reason(figure_id: str) -> str:
     needs = downloads(figure_id, "paper")
     steps = f"`make reproduce-figure FIG={figure_id}`, then `make evidence FIG={figure_id}`"
     if needs:
+        offline = (
+            f"; its profile {FALLBACK_PROFILE} runs on what any machine has: `make reproduce-figure FIG={figure_id} "
+            f"PROFILE={FALLBACK_PROFILE}`, then `make evidence FIG={figure_id} PROFILE={FALLBACK_PROFILE}`"
+            if FALLBACK_PROFILE in figure_profiles(figure_id)
+            else ""
+        )
         return (
             f"no drawn run of it yet; its datasets are downloads ({', '.join(needs)}): "
             f'`make data-fetch DATA="{" ".join(needs)}"` where the sources are reachable, or put the files by hand as '
-            f"{', '.join(f'datasets/{n}.yaml' for n in needs)} says, then {steps}"
+            f"{', '.join(f'datasets/{n}.yaml' for n in needs)} says, then {steps}{offline}"
         )
     return f"no drawn run of it yet: {steps}"
 

@@ -267,3 +267,10 @@ def test_recorded_lists_do_not_change_a_figures_trials():
         del plain.figure.unspecified, plain.figure.readings
     assert "unspecified" not in plain.figure and noted.figure.readings[0].run == "b"
     assert [trial_hash(t) for t in figure_trials(noted)] == [trial_hash(t) for t in figure_trials(plain)]
+
+
+def test_a_figure_not_run_whose_datasets_are_downloads_names_its_offline_profile():
+    reason = report.not_run_reason("bsp-fig3")
+    assert "`make data-fetch" in reason
+    assert "`make reproduce-figure FIG=bsp-fig3 PROFILE=offline`, then `make evidence FIG=bsp-fig3 PROFILE=offline`" in reason
+    assert "PROFILE=offline" not in report.not_run_reason("bsp-table1")  # no offline profile: downloads only
