@@ -358,8 +358,8 @@ def depth_scaling(long: pd.DataFrame, named: list[str], absent: list[str]) -> li
     statement = (
         "on each of {datasets}: the average leaf depth of MF's trees (the mean over trees of a tree's mean leaf "
         "depth) grows no faster than a + b ln N over the N measured (N the points seen): the slope of depth against "
-        f"ln N over the upper half of the range of ln N is no more than {1 + DEPTH_TOLERANCE:g} times the slope over the "
-        f"lower half ({DEPTH_TOLERANCE:g}: this project's tolerance; O(log N) is asymptotic and the text gives no "
+        f"ln N over the upper half of the range of ln N is no more than {1 + DEPTH_TOLERANCE:g} times the slope over "
+        f"the lower half ({DEPTH_TOLERANCE:g}: this project's tolerance; O(log N) is asymptotic and the text gives no "
         "range; a power law N^c would multiply the slope by e^(c w), w the width of a half in ln N)"
     )
     if not logged:

@@ -18,7 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / evidence.ROOT
 # A statement that tests a weaker quantifier than "every": the sentence it quotes must say as much.
 WEAK = re.compile(
-    r"\b(most|nearly|almost|majority|mostly|typically|usually|often|generally|several|some)\b|>=\s*\d+\s*of\s*\d+|\d+ of \d+ or more", re.I
+    r"\b(most|nearly|almost|majority|mostly|typically|usually|often|generally|several|some)\b"
+    r"|>=\s*\d+\s*of\s*\d+|\d+ of \d+ or more",
+    re.IGNORECASE,
 )
 UNIVERSAL = re.compile(r"\b(always|all|every|each|any|never|none)\b", re.IGNORECASE)
 CATALOG = sorted(p.stem for p in (REPO / "datasets").glob("*.yaml"))
