@@ -30,8 +30,8 @@ def printed(claims: list[dict]) -> list[dict]:
 
 
 def readings(claims: list[dict], key: str) -> list[dict]:
-    """The weaker readings of the claim ``key``."""
-    return [c for c in claims if c.get("weaker_of") == key]
+    """The weaker readings of the claim ``key`` (none for a claim without a key: runs drawn before claims had them)."""
+    return [c for c in claims if key and c.get("weaker_of") == key]
 
 
 def claim_verdict(claim: dict, claims: list[dict]) -> str:
@@ -41,7 +41,7 @@ def claim_verdict(claim: dict, claims: list[dict]) -> str:
         return status
     if claim["passed"]:
         return REPRODUCED
-    return PARTLY if any(r["passed"] for r in readings(claims, claim["key"])) else NOT_REPRODUCED
+    return PARTLY if any(r["passed"] for r in readings(claims, claim.get("key", ""))) else NOT_REPRODUCED
 
 
 def id_verdict(claims: list[dict]) -> str | None:

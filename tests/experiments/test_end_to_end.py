@@ -46,12 +46,14 @@ FIGURES = {
     "bsp-fig7": 1,
 }
 # Comparisons of methods on real data whose quick profile (two small streams) is too small for the paper's verdict,
-# and theory figures whose printed statements fail by design (theory-cell's Corollary 1) or whose quick seeds are too
-# few for their bounds: their claims are evaluated and reported, not required to pass.
+# theory figures whose printed statements fail by design (theory-cell's Corollary 1) or whose quick seeds are too
+# few for their bounds, and BSP's theorem checks that run Algorithm 4 as printed beside the law's rule (bsp-fig2,
+# bsp-fig6: the printed rule breaks the statements, at every size): their claims are evaluated and reported, not
+# required to pass.
 REPORTED_ONLY = {
     "amf-fig8", "amf-fig9", "amf-fig10", "amf-fig11", "amf-fig12", "lrt14-fig3", "mgs17-fig1", "theory-rates-lipschitz",
     "theory-rates-smooth", "bsp-fig3", "bsp-fig4", "bsp-fig5", "amf-table2", "theory-cell", "theory-adaptive",
-    "theory-fixed-lifetime",
+    "theory-fixed-lifetime", "bsp-fig2", "bsp-fig6",
 }  # fmt: skip
 
 

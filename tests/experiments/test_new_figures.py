@@ -177,7 +177,8 @@ def test_amf_fig6_claims_fail_when_no_split_is_inserted_above_a_split_node():
     """x5 inside the range of v = 1: the update splits a leaf, no split node gets a new parent."""
     points = [[0.15, 0.75], [0.7, 0.25], [0.35, 0.2], [0.8, 0.8], [0.75, 0.5]]
     result = lrt14_updates.run(lambda: AMFRegressor(1, random_state=60), 60, points, [0.3, 0.8, 0.5, 0.1, 0.6], 4)
-    run = RunRecord("r", "r", {}, result.summary, pd.DataFrame({"step": []}), result.tables)
+    trial = {"model": {"estimator": {}}}  # the library's defaults, as AMFRegressor(1) has them
+    run = RunRecord("r", "r", trial, result.summary, pd.DataFrame({"step": []}), result.tables)
     claims = by_key(amf_fig6.claims([run], {}))
     assert claims["one_point_per_leaf"].passed and not claims["inserted_above_split"].passed
 
