@@ -42,4 +42,4 @@ def test_a_figures_experiment_opens_on_its_runs_listed_by_name(pages, quick_figu
 @pytest.mark.slow
 def test_a_figure_runs_page_shows_its_claims_with_verdicts(pages):
     _, figure, _ = pages
-    assert "Claims:" in figure and "<th>verdict</th>" in figure and "holds" in figure
+    assert "Claims reproduced:" in figure and "<th>verdict</th>" in figure and "reproduced</strong>" in figure

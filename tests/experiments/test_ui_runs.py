@@ -102,12 +102,12 @@ def test_a_figure_runs_description_is_its_claims_table_with_verdicts():
         {"statement": "one cell per point", "kind": "invariant", "paper": "", "measured": "ok", "passed": True},
     ]
     lines = claims_note(claims).splitlines()
-    assert lines[:2] == ["Claims: 1 of 2 hold.", "Invariants: 1 of 1 hold."]
+    assert lines[:2] == ["Claims reproduced: 1/2.", "Invariants: 1 of 1 hold."]
     assert lines[3:] == [
         "| check | the paper | measured | verdict |",
         "|---|---|---|---|",
-        "| rates \\| slopes | -0.5 | -0.49 | holds |",
-        "| AMF is smoother | - | 2 of 3 | **does not hold** |",
+        "| rates \\| slopes | -0.5 | -0.49 | **reproduced** |",
+        "| AMF is smoother | - | 2 of 3 | **not reproduced** |",
         "| one cell per point (invariant) | - | ok | holds |",
     ]
     long = [{**claims[0], "measured": "x" * 20000} for _ in range(40)]
