@@ -87,6 +87,14 @@ def figure_profiles(figure_id: str) -> list[str]:
         return list(yaml.safe_load(f).get("profiles") or {})
 
 
+def other_data(figure_id: str, profile: str) -> str:
+    """What a profile runs on in place of the paper's data, as its ``other_data`` says ("" when it runs the paper's
+    data or copies of them)."""
+    with open(CONF_DIR / "figure" / f"{figure_id}.yaml") as f:
+        profiles = yaml.safe_load(f).get("profiles") or {}
+    return str((profiles.get(profile) or {}).get("other_data") or "").strip()
+
+
 def brief(names: list[str], width: int = 160) -> str:
     """The names in one short line: all of them if they fit ``width``, else those sharing a stem (the part before the
     first - or _) three or more times folded into ``stem*`` with their count."""

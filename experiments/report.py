@@ -34,7 +34,7 @@ from pathlib import Path
 import yaml
 
 from experiments import evidence
-from experiments.config import CONF_DIR, compose, figure_profiles, grid_overrides
+from experiments.config import CONF_DIR, compose, figure_profiles, grid_overrides, other_data
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
@@ -100,6 +100,7 @@ class FigureReport:
     settings: dict = field(default_factory=dict)
     profile: str = ""
     paper_missing: list[str] = field(default_factory=list)  # paper datasets unreachable (drawn at another profile)
+    other_data: str = ""  # what the profile drawn runs on in place of the paper's data ("": the paper's, or copies)
     image: str = ""  # relative to the report
     tables: list[str] = field(default_factory=list)  # relative to the report
     link: str = ""  # the figure run in the MLflow UI
@@ -333,6 +334,7 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -
         settings=drawn.settings,
         profile=drawn.profile,
         paper_missing=downloads(figure_id, "paper") if drawn.profile != "paper" else [],
+        other_data=other_data(figure_id, drawn.profile),
         image=relative(drawn.image, out_dir),
         tables=[relative(Path(f), out_dir) for f in drawn.settings.get("files", []) if f.endswith((".md", ".csv"))],
         link=f"{ui.rstrip('/')}/#/runs/{drawn.run_id}",
@@ -457,8 +459,9 @@ def category_table(reports: list[FigureReport]) -> Table:
     for category in CATEGORIES:
         ids = [r for r in reports if r.category == category]
         cells = [str(sum(r.verdict == level for r in ids)) for level in LEVELS]
-        rows.append([category, str(len(ids)), *cells, str(sum(r.verdict is None for r in ids))])
-    return Table(["category", "ids", *LEVELS, "no claim"], rows)
+        others = str(sum(bool(r.other_data) for r in ids))
+        rows.append([category, str(len(ids)), *cells, str(sum(r.verdict is None for r in ids)), others])
+    return Table(["category", "ids", *LEVELS, "no claim", "of them on other data"], rows)
 
 
 # -- the document ------------------------------------------------------------------------------------------------------
@@ -511,7 +514,10 @@ def intro(reports: list[FigureReport], source: str) -> list:
             "when some are. *Invariants* are properties of the code or of the drawing (they hold by construction, or "
             "check that the drawing shows what it should): reported, never counted. Where the paper prints a number for"
             " a claim, it stands beside the measured one; the explanation recorded for a claim is shown whether the "
-            "claim holds or not, its numbers read from the evidence."
+            "claim holds or not, its numbers read from the evidence. An id drawn *on other data* ran where the paper's"
+            " files cannot be had on real data of the same kind standing in for them (its section says which and how "
+            "they differ): its claims test the paper's sentences on those data, and no number of ours is compared "
+            "with the paper's there (*not comparable*)."
         ),
         Paragraph(
             "The runs behind every figure ship in `results/evidence`, each figure's from one clean commit (named in "
@@ -536,6 +542,8 @@ def figure_blocks(r: FigureReport) -> list:
                 f"that the committed runs were not made with."
             )
         )
+    if r.other_data:
+        blocks.append(Paragraph(f"On other data: {r.other_data}."))
     blocks += record_blocks(r)
     if r.tables:
         blocks.append(Paragraph("Tables: " + ", ".join(f"[{Path(t).name}]({t})" for t in r.tables)))
@@ -601,7 +609,7 @@ def document(reports: list[FigureReport], source: str) -> list:
             f"[{r.id}](#{r.id})",
             r.id.split("-")[0].upper(),
             r.category,
-            r.profile or "-",
+            f"{r.profile} (other data)" if r.other_data else (r.profile or "-"),
             tally(r.claims),
             r.invariants_tally(),
             r.verdict or "-",

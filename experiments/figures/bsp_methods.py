@@ -6,6 +6,7 @@ panels of a measure against a setting, one line per method."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,37 @@ PAPER = {
     "airline_1m": {"RF": (34.1, 0.9), "ERT": (33.5, 0.6), "MF fixed": (37.3, 1.1), "MF increasing": (36.5, 0.6),
                    "BSP": (35.9, 1.1)},
 }  # fmt: skip
+
+
+class StandIn(NamedTuple):
+    """Real data standing in for Table 1's where the paper's files cannot be had (profile offline)."""
+
+    plays: str  # the paper's row whose sentences it is tested against
+    printed: str | None  # the row whose printed numbers are shown beside it, as another dataset's (None: no row)
+    name: str  # its name in tables and figures
+    catalog: str  # its catalog entry, datasets/<catalog>.yaml
+
+
+STAND_INS = {
+    "ames": StandIn("apartments", "apartments", "Ames houses", "ames"),
+    "nycflights_100k": StandIn("airline_100k", "airline_100k", "NYC flights 2013", "nycflights"),
+    "nycflights_max": StandIn("airline", None, "NYC flights 2013", "nycflights"),
+}
+
+
+def paper_role(config: str) -> str:
+    """The paper's row whose sentences a dataset config is tested against: its own (airline rows other than the
+    100K exception as "airline"), or the row a stand-in plays."""
+    if config in STAND_INS:
+        return STAND_INS[config].plays
+    return config if config in ("apartments", "airline_100k") else "airline"
+
+
+def printed_row(config: str) -> str | None:
+    """The row of Table 1 whose numbers are shown beside a dataset config's (a stand-in's: another dataset's)."""
+    return STAND_INS[config].printed if config in STAND_INS else (config if config in PAPER else None)
+
+
 # How "better" is tested where the paper says it, as the other figures of the project test it.
 BETTER = (
     f"over replicates: the one-sided {CONFIDENCE:.0%} lower confidence bound of the mean per-replicate margin is > 0"

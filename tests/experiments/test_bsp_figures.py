@@ -12,7 +12,7 @@ from claim_checks import assert_keyed
 from experiments.figures import CLAIM, bsp_fig3, bsp_fig4, bsp_fig5, bsp_table1
 from experiments.figures.bsp_methods import at_matched_leaves, mean_ci
 from experiments.tracking import RunRecord
-from experiments.verdicts import NOT_CHECKED
+from experiments.verdicts import NOT_CHECKED, NOT_COMPARABLE
 
 MODEL_NAMES = {"RF": "RF", "ERT": "ERT", "MF fixed": "MF", "MF increasing": "Mondrian increasing", "BSP": "BSP",
                "MF skgarden": "MF (skgarden-like)"}  # fmt: skip
@@ -362,3 +362,40 @@ def test_table1_airline_100k_tests_the_papers_exception_as_printed():
     assert not claims["bsp_beats_mondrian_airline_400k"].passed  # mean 36.0 < 36.5, but one replicate at 38.5
     assert claims["bsp_beats_mondrian_airline_400k_means"].passed
     assert claims["agrees_with_paper_airline_400k"].paper.startswith("RF 33.7")
+
+
+def test_table1_on_other_data_tests_the_papers_sentences_of_the_row_it_plays_and_compares_no_number():
+    """Profile offline: Ames houses play the apartments (the five RMSEs similar, BSP beats both Mondrian forests),
+    NYC flights at 100K the airline exception, at their largest size an ordinary airline row. Our RMSEs are never
+    compared with the paper's (not comparable, with why), whose numbers stand beside ours as another dataset's;
+    the paper's own rows, absent, are each not checked."""
+    houses = {"RF": 0.25, "ERT": 0.255, "MF fixed": 0.26, "MF increasing": 0.258, "BSP": 0.252}
+    flights = {"RF": 40.0, "ERT": 41.0, "MF fixed": 44.0, "MF increasing": 42.0, "BSP": 43.0}
+    runs = [table_run("ames", m, seed, v + 0.001 * seed, 586) for m, v in houses.items() for seed in range(3)]
+    runs += [table_run(config, m, seed, v + 0.1 * seed, n) for config, n in
+             (("nycflights_100k", 100_000), ("nycflights_max", 173_853)) for m, v in flights.items()
+             for seed in range(3)]  # fmt: skip
+    claims = keyed(bsp_table1.claims(runs, {}))
+    assert claims["similar_rmse_ames"].passed and claims["bsp_beats_mondrian_ames"].passed
+    assert claims["similar_rmse_ames"].quote == bsp_table1.APARTMENT_QUOTE
+    assert claims["similar_rmse_ames"].statement.startswith("Ames houses (586 train, other data)")
+    assert claims["bsp_beats_mondrian_ames"].paper == "on its own data: BSP 0.536, MF fixed 0.545, MF increasing 0.541"
+    assert claims["mf_increasing_beats_bsp_nycflights_100k"].passed
+    assert claims["wider_error_bar_nycflights_100k"].paper.startswith("on its own data: ")
+    assert (
+        not claims["bsp_beats_mondrian_nycflights_max"].passed
+        and claims["bsp_beats_mondrian_nycflights_max"].paper == ""
+    )
+    for config in ("ames", "nycflights_100k", "nycflights_max"):
+        agreement = claims[f"agrees_with_paper_{config}"]
+        assert agreement.status == NOT_COMPARABLE and "other data" in agreement.measured
+    paper_rows = [
+        c for k, c in claims.items() if k.endswith(("_apartments", "_airline_100k", "_airline_400k", "_airline_1m"))
+    ]
+    assert paper_rows and all(c.status == NOT_CHECKED for c in paper_rows)
+    table = bsp_table1.plot(runs, {}).tables[""]
+    frame = table.frame.set_index(["config", "method"])
+    assert frame.loc[("ames", "BSP"), "paper_rmse"] == 0.536 and np.isnan(frame.loc[("ames", "BSP"), "difference"])
+    assert np.isnan(frame.loc[("nycflights_max", "BSP"), "paper_rmse"])
+    assert "(paper, on its own data: 0.536 ± 0.03)" in table.markdown and "; +" not in table.markdown
+    assert "NYC flights 2013 (173853 train, other data)" in table.markdown

@@ -19,6 +19,7 @@ from experiments.data import load_dataset
 from experiments.figures import CLAIM, bsp_fig8
 from experiments.protocols.predictions import run as predictions
 from experiments.tracking import RunRecord
+from experiments.verdicts import NOT_CHECKED, NOT_COMPARABLE
 from mondrian import OnlineBSPForestRegressor
 
 
@@ -126,3 +127,19 @@ def test_table1_and_fig8_at_quick_profile_end_to_end(by_hand, tmp_path):
             assert (tmp_path / "figures" / "quick" / f"{figure_id}.{suffix}").stat().st_size > 10_000
     claims = [line for line in done.stdout.splitlines() if line.strip().startswith(("PASS", "FAIL"))]
     assert len(claims) == 3, done.stdout  # the generated flats are not the paper's: their verdicts are not checked
+
+
+def test_fig8_on_other_data_checks_the_capture_and_says_tables_accuracy_is_not_comparable():
+    runs = fig8_runs(lambda target, rng: target + 0.05 * rng.standard_normal(len(target)), rmse=0.2)
+    for run in runs:
+        run.trial["dataset"]["name"] = "ames"
+    claims = bsp_fig8.claims(runs, {})
+    assert [(c.key, c.status, c.passed) for c in claims] == [
+        ("predictions_capture_prices_ames", "checked", True),
+        ("predictions_accurate_ames", NOT_COMPARABLE, None),
+        ("errors_pattern_free_ames", "checked", True),
+        ("predictions_capture_prices", NOT_CHECKED, None),
+        ("errors_pattern_free", NOT_CHECKED, None),
+    ]
+    assert all(c.quote and c.statement.startswith("Ames houses (other data)") for c in claims[:3])
+    assert "Ames houses (other data" in bsp_fig8.plot(runs, {}).figure.texts[0].get_text()

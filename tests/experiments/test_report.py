@@ -29,10 +29,17 @@ def test_paper_profile_without_its_datasets_falls_back_to_offline(monkeypatch):
     assert {reproduce.catalog_name(t) for t in plan.trials} == {"letter_amf", "satimage_amf"}
 
 
-def test_figure_without_any_reachable_dataset_is_not_run(monkeypatch, capsys):
+def test_figure_without_any_reachable_dataset_runs_offline_then_is_not_run(monkeypatch, capsys):
+    """The paper's files out of reach: the offline profile's stand-ins run; those out of reach too: not run."""
     monkeypatch.setattr(reproduce, "fetch_datasets", lambda trials: {"apartments": "x", "airline": "y"})
+    plan = regenerate.plan_reachable("bsp-table1", "paper", [])
+    assert plan.cfg.profile == "offline"
+    assert {reproduce.catalog_name(t) for t in plan.runnable} == {"ames", "nycflights"}
+    assert "none of the paper profile's datasets can be had; running profile offline" in capsys.readouterr().out
+    monkeypatch.setattr(reproduce, "fetch_datasets", lambda trials: {"apartments": "x", "airline": "y", "ames": "z",
+                                                                    "nycflights": "w"})  # fmt: skip
     assert regenerate.plan_reachable("bsp-table1", "paper", []) is None
-    assert "bsp-table1: not run, none of its datasets can be had at profile paper" in capsys.readouterr().out
+    assert "bsp-table1: not run, none of its datasets can be had at profile offline" in capsys.readouterr().out
 
 
 def test_paper_profile_keeps_the_datasets_it_can_have(monkeypatch):
@@ -274,4 +281,4 @@ def test_a_figure_not_run_whose_datasets_are_downloads_names_its_offline_profile
     assert "`make data-fetch" in reason
     offline = "`make reproduce-figure FIG=bsp-fig3 PROFILE=offline`, then `make evidence FIG=bsp-fig3 PROFILE=offline`"
     assert offline in reason
-    assert "PROFILE=offline" not in report.not_run_reason("bsp-table1")  # no offline profile: downloads only
+    assert "`make reproduce-figure FIG=bsp-table1 PROFILE=offline`" in report.not_run_reason("bsp-table1")
