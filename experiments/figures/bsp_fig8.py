@@ -40,13 +40,15 @@ def plot(runs, spec) -> Drawing:
         (table["prediction"], f"BSP predictions (log {currency})", "RdBu", low, high),
         (error, "prediction - price", "PuOr", -bound, bound),
     ]
+    scaled = " (scaled to [0, 1])" if run.data_settings.get("scale") else ""
     for ax, (values, title, cmap, vmin, vmax) in zip(axes, panels, strict=True):
         points = ax.scatter(table["longitude"], table["latitude"], c=values, s=3, cmap=cmap, vmin=vmin, vmax=vmax)
         fig.colorbar(points, ax=ax, shrink=0.8)
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("longitude")
-        ax.set_aspect(1 / np.cos(np.radians(table["latitude"].mean())))
-    axes[0].set_ylabel("latitude")
+        ax.set_xlabel(f"longitude{scaled}")
+        if not scaled:  # degrees: a degree of longitude is cos(latitude) of one of latitude
+            ax.set_aspect(1 / np.cos(np.radians(table["latitude"].mean())))
+    axes[0].set_ylabel(f"latitude{scaled}")
     trees = run.trees
     rmse = float(np.sqrt(np.mean(error**2)))
     fig.suptitle(
@@ -159,7 +161,9 @@ def pattern_free(runs) -> list[Claim]:
     run, table = first_replicate(runs)
     suffix = f"_{run.dataset}" if run.dataset in STAND_INS else ""
     where = f"{STAND_INS[run.dataset].name} (other data): " if suffix else ""
-    coordinates = table[["longitude", "latitude"]].to_numpy() * [np.cos(np.radians(table["latitude"].mean())), 1]
+    coordinates = table[["longitude", "latitude"]].to_numpy()
+    if not run.data_settings.get("scale"):  # degrees: distances as on the map
+        coordinates = coordinates * [np.cos(np.radians(table["latitude"].mean())), 1]
     errors = morans_i((table["prediction"] - table["target"]).to_numpy(), coordinates)
     prices = morans_i(table["target"].to_numpy(), coordinates)
     share, ceiling = PATTERN_FREE
