@@ -26,12 +26,10 @@ from experiments.config import (
     unknown_name,
 )
 from experiments.progress import lines_beside_bars, progress, say
-from experiments.reproduce import FigurePlan, plan_figure, reproduce_figure
+from experiments.reproduce import FALLBACK_PROFILE, FigurePlan, plan_figure, reproduce_figure
 from experiments.sweep import SweepInterrupted, pending_trials
 from experiments.tracking import Tracker
 
-# A figure whose paper datasets are all unreachable falls back to this profile when it has it.
-FALLBACK_PROFILE = "offline"
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
 
 

@@ -38,8 +38,8 @@ from experiments.config import CONF_DIR, compose, figure_profiles, grid_override
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
-from experiments.regenerate import FALLBACK_PROFILE, figure_ids
-from experiments.reproduce import catalog_name, profile_settings
+from experiments.regenerate import figure_ids
+from experiments.reproduce import FALLBACK_PROFILE, catalog_name, profile_settings
 from experiments.tracking import Tracker
 from experiments.trial import trial_config
 from experiments.verdicts import LEVELS, REPRODUCED, claim_verdict, id_verdict, printed, readings, tally

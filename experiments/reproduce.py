@@ -10,7 +10,7 @@ from pathlib import Path
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.utils import instantiate
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from experiments.config import compose, grid_overrides, setting
 from experiments.data import DatasetUnavailable, catalog
@@ -94,6 +94,11 @@ class FigurePlan:
         return [t for t in self.trials if catalog_name(t) not in self.missing]
 
 
+# The profile a figure runs at when none of its paper profile's datasets can be had: the same settings on what any
+# machine has (copies reachable offline, or real data of the same kind standing in for the paper's).
+FALLBACK_PROFILE = "offline"
+
+
 def plan_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> FigurePlan:
     """The figure's trials at ``cfg.profile``, its real datasets fetched (once, before any sweep)."""
     trials = figure_trials(cfg, trial_overrides)
@@ -136,6 +141,10 @@ def reproduce_figure(cfg: DictConfig, trial_overrides: list[str] = (), plan: Fig
     missing, trials = plan.missing, plan.runnable
     for reason in missing.values():
         say(reason)
+    if missing and not trials and cfg.profile == "paper" and FALLBACK_PROFILE in figure.profiles:
+        say(f"{figure.id}: none of the paper profile's datasets can be had; running profile {FALLBACK_PROFILE}")
+        offline = OmegaConf.merge(cfg, {"profile": FALLBACK_PROFILE})
+        return reproduce_figure(offline, trial_overrides, None, bar)
     if missing and not cfg.allow_missing:
         say(stopped_line(cfg))
         return 1

@@ -16,7 +16,7 @@ import pytest
 from mlflow import MlflowClient
 from tqdm.auto import tqdm
 
-from experiments import regenerate
+from experiments import regenerate, reproduce
 from experiments.config import check_names, compose
 from experiments.data.__main__ import main as data_main
 from experiments.data.fetch import available_here
@@ -276,3 +276,16 @@ def test_ctrl_c_during_regenerate_ends_with_one_line(new_quick_figure):
     assert line.endswith(
         f"-m experiments.regenerate --profile quick {figure.figure} {' '.join(store)} launcher.n_jobs=2"
     )
+
+
+def test_a_figure_none_of_whose_paper_datasets_can_be_had_runs_its_offline_profile(monkeypatch, capsys):
+    """`make reproduce-figure FIG=bsp-table1` (profile paper) without the paper's files: it says so and runs profile
+    offline (here its stand-ins are said missing too, so that nothing runs: it stops there, naming the offline
+    profile's)."""
+    monkeypatch.setattr(reproduce, "fetch_datasets", lambda trials: {reproduce.catalog_name(t): "gone" for t in trials})
+    cfg = compose(["figure=bsp-table1", "tracking.uri=sqlite:///:memory:"])
+    assert reproduce.reproduce_figure(cfg) == 1
+    out = capsys.readouterr().out
+    assert "bsp-table1: none of the paper profile's datasets can be had; running profile offline" in out
+    assert "bsp-table1 (profile offline): 110 trials" in out
+    assert out.index("(profile paper)") < out.index("(profile offline)") and "bsp-table1: stopped" in out
