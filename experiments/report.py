@@ -391,7 +391,7 @@ def headline(report: FigureReport) -> str:
     """The category and verdict, with the count of claims reproduced, and any invariant that fails."""
     counted = report.printed
     broken = sum(not c["passed"] for c in report.of_kind(INVARIANT))
-    text = report.category
+    text = report.category + (" on other data" if report.other_data else "")
     if report.verdict is None:
         text += " (no claim of a paper is checked on it; its invariants are)"
     elif counted:
@@ -433,11 +433,14 @@ def unrecorded(reports: list[FigureReport]) -> list[str]:
 
 
 def verdict_counts(reports: list[FigureReport]) -> str:
-    """'N paper experiments (N reproduced, N partly reproduced, ...), N theorem checks (...), ..., N illustrations'."""
+    """'N paper experiments (N reproduced, N partly reproduced, ...; N of them on other data), N theorem checks
+    (...), ..., N illustrations'."""
     parts = []
     for category in CATEGORIES:
         ids = [r for r in reports if r.category == category]
         levels = ", ".join(f"{n} {level}" for level in LEVELS if (n := sum(r.verdict == level for r in ids)))
+        if others := sum(bool(r.other_data) for r in ids):
+            levels += f"; {others} of them on other data"
         name = (
             category + ("s" if len(ids) != 1 else "") if category != STUDY else "study" if len(ids) == 1 else "studies"
         )
