@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mondrian._compile import announce_first_compile
 from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
+from mondrian._threads import learns, reads
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
 from mondrian.tree import MondrianTree
 
@@ -305,13 +306,15 @@ class OnlineForest(BaseEstimator):
             typed.predict_params, typed.predicted_with = self._predict_params(), values
         return typed.predict_params
 
-    def _predicted_one(self, typed: TypedTrees, row: np.ndarray) -> bool:
-        """typed.out = the forest's prediction at the (1, n_features) row, through the one-sample kernel; False if
-        the row is not finite in the trees' precision (nothing predicted)."""
+    def _predicted_one(self, typed: TypedTrees, row: np.ndarray) -> np.ndarray | None:
+        """The forest's prediction at the (1, n_features) row, through the one-sample kernel, in the calling thread's
+        scratch room (``typed.scratch().out``); None if the row is not finite in the trees' precision."""
         params = self._predict_one_params(typed)
-        return self._forecaster.predict_one_forest(
-            typed.forest, row, self._onehot, params, typed.out, typed.row, typed.path, typed.branch
+        room = typed.scratch()
+        predicted = self._forecaster.predict_one_forest(
+            typed.forest, row, self._onehot, params, room.out, room.row, room.path, room.branch
         )
+        return room.out if predicted else None
 
     def _learn_one(self, x, y):
         """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
@@ -343,17 +346,18 @@ class OnlineForest(BaseEstimator):
             if not self._learnable(row):
                 return False
             typed.make_room()
-        typed.target[0] = target
+        room = typed.scratch()
+        room.target[0] = target
         code = self._forecaster.learn_one_forest(
             typed.forest,
             row.astype(SAMPLE_DTYPE, copy=False),
-            typed.target,
+            room.target,
             self._onehot,
             params,
             typed.widest,
-            typed.row,
-            typed.path,
-            typed.below,
+            room.row,
+            room.path,
+            room.below,
         )
         if code:
             return False
@@ -381,12 +385,13 @@ class OnlineForest(BaseEstimator):
             return None
         if self._one_sample_kernels:
             typed = self._typed()
-            if self._predicted_one(typed, row):
-                return typed.out[0].tolist()
+            if (out := self._predicted_one(typed, row)) is not None:
+                return out[0].tolist()
         with _rows_in_feature_order():  # no kernels, or x not finite (then predict's usual error)
             mean = self._mean_prediction(row)[0]
         return (np.clip(mean, 0.0, 1.0) if self._onehot else mean).tolist()
 
+    @learns
     def fit(self, X, y):
         """Learn every tree afresh from (X, y).
 
@@ -486,8 +491,8 @@ class OnlineForest(BaseEstimator):
         X = self._checked_X(X)
         if X.shape[0] == 1 and self._one_sample_kernels:  # one row: the one-sample kernel, one compiled call
             typed = self._typed()
-            if self._predicted_one(typed, X.astype(SAMPLE_DTYPE, copy=False)):
-                return typed.out.copy()
+            if (out := self._predicted_one(typed, X.astype(SAMPLE_DTYPE, copy=False))) is not None:
+                return out.copy()
         out = np.zeros((X.shape[0], self._n_outputs))
         params = self._predict_params()
 
@@ -556,6 +561,7 @@ class Classification:
     def _prior(self):
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
+    @learns
     def partial_fit(self, X, y, classes=None):
         """Extend every tree with (X, y), online.
 
@@ -587,6 +593,7 @@ class Classification:
         self._check_classes_given(classes)
         return self._partial_fit(X, y, classes)
 
+    @learns
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
         """Predict each row from the rows before it, then learn it (progressive validation).
 
@@ -618,6 +625,7 @@ class Classification:
                 "classes=np.unique(y_all) (fit and progressive_predict_proba take them from y)"
             )
 
+    @reads
     def predict_proba(self, X) -> np.ndarray:
         """Predict class probabilities: the average of the trees' label distributions.
 
@@ -634,6 +642,7 @@ class Classification:
         """
         return np.clip(self._mean_prediction(X), 0.0, 1.0)
 
+    @reads
     def predict(self, X) -> np.ndarray:
         """Predict the class of each row: the one of largest probability (the first of ``classes_`` on ties).
 
@@ -659,6 +668,7 @@ class Classification:
         except TypeError:  # unhashable
             return None
 
+    @learns
     def learn_one(self, x, y):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
@@ -683,6 +693,7 @@ class Classification:
         """
         return self._learn_one(x, y)
 
+    @reads
     def predict_proba_one(self, x) -> dict:
         """The class probabilities at one sample, as ``predict_proba`` on one row gives them.
 
@@ -710,6 +721,7 @@ class Classification:
             cached = self._labels_of = (self.classes_, self.classes_.tolist())
         return cached[1]
 
+    @reads
     def predict_one(self, x):
         """Predict the most probable class at one sample.
 
@@ -751,6 +763,7 @@ class Regression:
     def _prior(self):
         return np.zeros(1)
 
+    @learns
     def partial_fit(self, X, y):
         """Extend every tree with (X, y), online.
 
@@ -776,6 +789,7 @@ class Regression:
         """
         return self._partial_fit(X, y)
 
+    @learns
     def progressive_predict(self, X, y) -> np.ndarray:
         """Predict each row from the rows before it, then learn it (progressive validation).
 
@@ -796,6 +810,7 @@ class Regression:
         """
         return self._progressive(X, y)[:, 0]
 
+    @reads
     def predict(self, X) -> np.ndarray:
         """Predict the label of each row: the average of the trees' predictions.
 
@@ -817,6 +832,7 @@ class Regression:
             return float(y)
         return None
 
+    @learns
     def learn_one(self, x, y):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
@@ -835,6 +851,7 @@ class Regression:
         """
         return self._learn_one(x, y)
 
+    @reads
     def predict_one(self, x) -> float:
         """The prediction at one sample, as ``predict`` on one row gives it; 0.0 before any learning.
 

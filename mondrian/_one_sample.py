@@ -5,6 +5,7 @@ n_features) row in double precision and cast it to the trees' precision themselv
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 from functools import lru_cache
@@ -98,15 +99,35 @@ def _put_tree(
         forest[t] = item
 
 
+class Scratch(threading.local):
+    """The one-sample kernels' scratch room, one per thread (calls from several threads never share it): ``target``
+    (the encoded label being learnt), ``out`` (a prediction), ``branch`` (a tree's prediction), ``row`` (the sample in
+    the trees' precision), ``path`` and ``below`` (a value per node of the largest tree, grown by ``sized``)."""
+
+    def __init__(self, n_outputs: int, row: np.ndarray, stats_dtype):
+        self.target = np.empty(1)
+        self.out = np.empty((1, n_outputs))
+        self.branch = np.empty(n_outputs)
+        self.row = np.empty_like(row)
+        self.path = np.empty(0, np.int64)
+        self.below = np.empty(0, stats_dtype)
+
+    def sized(self, rows: int) -> Scratch:
+        """This thread's scratch, with room for trees of ``rows`` nodes."""
+        if self.path.shape[0] < rows:
+            self.path = np.empty(rows, np.int64)
+            self.below = np.empty(rows, self.below.dtype)
+        return self
+
+
 class TypedTrees:
     """The fitted trees as one numba typed list of (node arrays, statistics, random stream), ``forest``, which a
     compiled call receives at the cost of one argument (a tuple of trees would be typed element by element on every
     call). The list holds the trees' own arrays and generators, so the kernels change the trees themselves. Valid
     while the trees keep their arrays: built again when ``trees_`` is replaced and after any call that learnt through
     the arrays path (which may grow them); ``room`` counts the points every tree can still take, and ``make_room``
-    grows the trees when it runs out. Also the kernels' scratch room, so that a call allocates nothing: ``row`` (the
-    sample in the trees' precision), ``path`` and ``below`` (a value per node of the largest tree), ``branch`` (a
-    prediction)."""
+    grows the trees when it runs out. Also the kernels' scratch room, one per thread (``scratch``), so that a call
+    allocates nothing and calls from several threads share nothing they write."""
 
     def __init__(self, trees: list, widest: float, n_outputs: int):
         self.trees = trees  # the list these were built from (``trees_`` replaced: built again)
@@ -117,10 +138,8 @@ class TypedTrees:
         self.learn_params: np.ndarray | None = None
         self.predicted_with: tuple | None = None  # the same for predictions, with the learnt parameters
         self.predict_params: np.ndarray | None = None
-        self.target = np.empty(1)  # the encoded label of the sample being learnt
-        self.out = np.empty((1, n_outputs))  # a prediction
-        self.branch = np.empty(n_outputs)
-        self.row = np.empty((1, trees[0].nodes.box_lower.shape[1]), trees[0].nodes.box_lower.dtype)
+        row = np.empty((1, trees[0].nodes.box_lower.shape[1]), trees[0].nodes.box_lower.dtype)
+        self._scratch = Scratch(n_outputs, row, trees[0].stats.dtype)
         self.class_index: dict | None = None  # a classifier's label -> index in classes_, made on first use
 
     def _list_trees(self) -> None:
@@ -131,9 +150,11 @@ class TypedTrees:
         for t, tree in enumerate(self.trees):
             _put_tree(self.forest, t, *tree.nodes, tree.stats, tree.rng)
         self.room = min(capacity(tree.nodes) - tree.n_nodes for tree in self.trees) // NODES_PER_POINT
-        rows = max(capacity(tree.nodes) for tree in self.trees)
-        self.path = np.empty(rows, np.int64)
-        self.below = np.empty(rows, self.trees[0].stats.dtype)
+        self.rows = max(capacity(tree.nodes) for tree in self.trees)  # the scratch's room per node
+
+    def scratch(self) -> Scratch:
+        """The calling thread's scratch room."""
+        return self._scratch.sized(self.rows)
 
     def make_room(self) -> None:
         """Grow every tree to room for as many more points as it has nodes (at least ROOM), so that this happens

@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import StrOptions
 from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
+from mondrian._threads import reads
 from mondrian._validation import CLASSES, POSITIVE_FINITE, check_params
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
@@ -49,6 +50,7 @@ class _AMF(OnlineForest):
         params[_PREDICTION] = float(_amf.PREDICTIONS.index(self.prediction))
         return params
 
+    @reads
     def weighted_depth(self, X) -> np.ndarray:
         """Return the aggregation-weighted depth at each row of X, averaged over the trees.
 
