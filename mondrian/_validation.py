@@ -6,6 +6,7 @@ An estimator declares its constructor parameters in scikit-learn's ``_parameter_
 range) stays in the estimator's ``_check_params`` / ``_check_forecaster_params``.
 """
 
+import math
 from functools import cache
 from numbers import Integral, Real
 
@@ -69,6 +70,32 @@ def check_lifetime(lifetime) -> float:
     if not POSITIVE_OR_INF.is_satisfied_by(lifetime):
         raise ValueError(f"lifetime must be {POSITIVE_OR_INF}, got {lifetime!r}")
     return float(lifetime)
+
+
+def expected_cells(lifetime: float, lower, upper) -> float:
+    """The expected number of cells of the Mondrian partition MP(lifetime, [lower, upper]): the product over the
+    sides s of (1 + lifetime s) (MGS20, Proposition 2, on any box); inf where it overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        logs = np.log1p(lifetime * (np.asarray(upper, np.float64) - np.asarray(lower, np.float64)))
+    total = float(np.sum(logs))
+    return math.exp(total) if total < math.log(np.finfo(np.float64).max) else math.inf
+
+
+def _corner(values) -> str:
+    values = np.asarray(values, np.float64)
+    shown = ", ".join(f"{v:.4g}" for v in values[:4])
+    return f"[{shown}{', ...' if values.shape[0] > 4 else ''}]"
+
+
+def check_cells(lifetime: float, lower, upper, max_cells: float) -> None:
+    """Refuse, before anything is allocated, a Mondrian partition of more than ``max_cells`` cells on average."""
+    expected = expected_cells(lifetime, lower, upper)
+    if not expected <= max_cells:
+        raise ValueError(
+            f"MP(lifetime={lifetime:g}) on the box from {_corner(lower)} to {_corner(upper)} has {expected:.3g} cells "
+            f"on average (the product of 1 + lifetime * side), more than max_cells={max_cells:g}: lower the lifetime, "
+            "scale the data to a smaller box, or raise max_cells"
+        )
 
 
 def check_random_state_seed(random_state) -> int | None:

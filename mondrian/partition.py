@@ -36,10 +36,15 @@ from mondrian._validation import (
     POSITIVE_INT,
     RANDOM_STATE,
     Interval,
+    check_cells,
     check_params,
     tree_streams,
 )
 from mondrian.tree import MondrianTree
+
+# The largest expected number of cells of a whole partition the forests take by default (only those around the data
+# are drawn: the limit refuses a lifetime meaningless for the box, not a cost).
+MAX_PARTITION_CELLS = 1e15
 
 DOMAINS = ("auto", "unit", "data")
 ADAPTIVE = "adaptive"
@@ -117,6 +122,7 @@ class _PartitionForest(BaseEstimator):
         # finite: a purely random partition splits without end otherwise
         "lifetime": [POSITIVE_FINITE],
         "domain": [StrOptions(set(DOMAINS))],
+        "max_cells": [POSITIVE_FINITE],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
     }
@@ -146,6 +152,7 @@ class _PartitionForest(BaseEstimator):
     def _grow(self, X: np.ndarray, y: np.ndarray, lifetime: float, lower, upper, streams) -> None:
         """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
         cell's encoded targets y."""
+        check_cells(lifetime, lower, upper, self.max_cells)
         announce_first_compile(_cells.sample, type(self).__name__)
         trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
 
@@ -235,6 +242,12 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         ``"unit"`` (the paper's [0, 1]^d: X must lie in it) or ``"data"`` (the data's box) to say which.
     empty_value : float, default=0.0
         The prediction of a cell that holds no training point (MGS20: 0).
+    max_cells : float, default=1e15
+        The largest expected number of cells of the whole partition MP(lifetime, domain), prod_j (1 + lifetime s_j)
+        over the domain's sides s_j (adaptive: at the largest lifetime of the grid): a larger one is refused at fit,
+        before anything is allocated. Only the cells around the data are drawn (about n times a few log(lifetime s_j)
+        nodes), so the default refuses only what is meaningless (a lifetime far too large for the box, or data of
+        huge magnitude: scale them) rather than what costs memory.
     random_state : int, RandomState, Generator or None, default=None
         The seed of the partitions: each tree draws from its own stream spawned from it, so that results are the
         same for every ``n_jobs``. None: fresh entropy.
@@ -316,6 +329,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         inner_margin: float = 0.0,
         domain: str = "auto",
         empty_value: float = 0.0,
+        max_cells: float = MAX_PARTITION_CELLS,
         random_state=None,
         n_jobs: int | None = None,
     ):
@@ -325,6 +339,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         self.inner_margin = inner_margin
         self.domain = domain
         self.empty_value = empty_value
+        self.max_cells = max_cells
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -460,6 +475,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
         regressor's).
     domain : {"auto", "unit", "data"}, default="auto"
         The box the partitions are drawn on, as in ``MondrianPartitionForestRegressor``.
+    max_cells : float, default=1e15
+        The largest expected number of cells of the whole partition, as in ``MondrianPartitionForestRegressor``.
     random_state : int, RandomState, Generator or None, default=None
         The seed of the partitions (the regressor's tree streams). None: fresh entropy.
     n_jobs : int or None, default=None
@@ -506,11 +523,12 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     _onehot = True
 
-    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "auto", random_state=None,
-                 n_jobs: int | None = None):  # fmt: skip
+    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "auto",
+                 max_cells: float = MAX_PARTITION_CELLS, random_state=None, n_jobs: int | None = None):  # fmt: skip
         self.n_estimators = n_estimators
         self.lifetime = lifetime
         self.domain = domain
+        self.max_cells = max_cells
         self.random_state = random_state
         self.n_jobs = n_jobs
 

@@ -24,7 +24,10 @@ from mondrian._process import sample_partition
 from mondrian._process import sample_split as _sample_split
 from mondrian._prune import prune
 from mondrian._route import apply
-from mondrian._validation import check_lifetime, check_random_state_seed
+from mondrian._validation import check_cells, check_lifetime, check_random_state_seed, expected_cells
+
+# The largest expected number of cells sample_mondrian draws by default (a full partition: every cell is allocated).
+MAX_CELLS = 1e7
 
 __all__ = ["MondrianTree", "sample_mondrian", "sample_split"]
 
@@ -293,7 +296,7 @@ class MondrianTree:
         return state
 
 
-def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> MondrianTree:
+def sample_mondrian(lifetime: float, lower, upper, random_state=None, max_cells: float = MAX_CELLS) -> MondrianTree:
     """Draw a Mondrian partition MP(lifetime, [lower, upper]) of a box, independent of any data.
 
     The whole process: every cell of the box is split until the lifetime (LRT14's SampleMondrianBlock, from the
@@ -307,6 +310,9 @@ def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> Mondria
         The corners of the box, finite, ``lower <= upper``.
     random_state : int, RandomState, Generator or None, default=None
         The seed; the tree keeps the stream drawn from it. None: fresh entropy.
+    max_cells : float, default=1e7
+        The largest expected number of cells, prod_j (1 + lifetime (upper_j - lower_j)), drawn: a larger partition is
+        refused before anything is allocated (1e7 cells take about 1.6 GB in two dimensions).
 
     Returns
     -------
@@ -316,7 +322,8 @@ def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> Mondria
     Raises
     ------
     ValueError
-        If the lifetime is not positive and finite, or the box is not finite with ``lower <= upper``.
+        If the lifetime is not positive and finite, the box is not finite with ``lower <= upper``, or the partition
+        has more than ``max_cells`` cells on average.
 
     See Also
     --------
@@ -347,8 +354,9 @@ def sample_mondrian(lifetime: float, lower, upper, random_state=None) -> Mondria
         raise ValueError("lower and upper must be 1-D arrays of the same length with lower <= upper")
     if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
         raise ValueError(f"lower and upper must be finite (a box of finite size), got {lower!r} and {upper!r}")
+    check_cells(lifetime, lower, upper, max_cells)
     rng = np.random.default_rng(check_random_state_seed(random_state))
-    expected = float(np.prod(1.0 + lifetime * (upper - lower)))
+    expected = expected_cells(lifetime, lower, upper)
     nodes = sample_partition(
         empty_tree(lower.shape[0], min(int(2 * expected) + 1, 1 << 20)), lower, upper, lifetime, rng
     )

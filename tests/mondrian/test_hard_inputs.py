@@ -328,3 +328,41 @@ def test_a_classifiers_first_partial_fit_needs_every_class(name):
     model.partial_fit(X[:5], np.zeros(5, int), classes=[0, 1, 2])
     model.partial_fit(X2, Y2_CLASS)
     assert list(model.classes_) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "draw, named",
+    [
+        (lambda: sample_mondrian(1.0, [-1.5e308], [1.5e308]), "has inf cells"),
+        (lambda: sample_mondrian(1e300, [0.0], [1.0]), "MP(lifetime=1e+300) on the box from [0] to [1] has 1e+300"),
+        (lambda: sample_mondrian(1e4, [0.0, 0.0], [1.0, 1.0]), "more than max_cells=1e+07"),
+        (lambda: MondrianPartitionForestRegressor(lifetime=2.0).fit(*HUGE_COORDINATE), "to [1e+39, "),
+        (lambda: MondrianPartitionForestClassifier(lifetime=1e30).fit(X3, X3[:, 0] > 0.5), "lifetime=1e+30"),
+        (lambda: MondrianPartitionForestRegressor(lifetime=2.0).fit(X3 * 1e20, X3[:, 0]), "more than max_cells=1e+15"),
+        (lambda: MondrianPartitionForestRegressor(lifetime=100.0, max_cells=1e3).fit(X3, X3[:, 0]), "max_cells=1000"),
+    ],
+)
+def test_a_partition_of_too_many_cells_is_refused_before_anything_is_allocated(draw, named):
+    """sample_mondrian and the partition forests refuse a partition whose expected number of cells (the product of
+    1 + lifetime * side, known before drawing) exceeds max_cells, in one line naming the lifetime and the box, with
+    nothing large allocated (these used to run into a MemoryError or an OverflowError)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    with pytest.raises(ValueError, match="cells on average") as refused:
+        draw()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    message = str(refused.value)
+    assert named in message and "\n" not in message and "lower the lifetime" in message
+    assert peak < 10 * 2**20  # bytes
+
+
+def test_a_partition_within_max_cells_is_drawn():
+    assert sample_mondrian(3.0, [0.0, 0.0], [1.0, 1.0], random_state=0, max_cells=16).n_leaves() >= 1
+    model = MondrianPartitionForestRegressor(lifetime=3.0, max_cells=64, random_state=0).fit(X3, X3[:, 0])
+    assert model.predict(X3).shape == (len(X3),)
+
+
+X3 = np.random.default_rng(3).random((80, 3))
+HUGE_COORDINATE = (np.vstack([X3, [[1e39, 0.5, 0.5]]]), np.append(X3[:, 0], 0.0))
