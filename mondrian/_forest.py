@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._compile import announce_first_compile
-from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, one_row
+from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._threads import learns, reads
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
@@ -176,7 +176,10 @@ class OnlineForest(BaseEstimator):
         plain = None if reset else self._plain_X(X)
         if plain is not None and self._plain_y(y, plain.shape[0]):
             return plain, self._targets(y, classes)
-        X, y = validate_data(self, X, y, reset=reset, dtype=self._dtype, order="C", y_numeric=not self._onehot)
+        try:
+            X, y = validate_data(self, X, y, reset=reset, dtype=self._dtype, order="C", y_numeric=not self._onehot)
+        except OverflowError as error:  # an integer label too large for a float (10**400)
+            raise ValueError(f"y must hold numbers a float64 holds: {error}") from None
         X = writeable(X)
         self._validate_targets(y)
         targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
@@ -275,10 +278,15 @@ class OnlineForest(BaseEstimator):
         ready = type(x) is np.ndarray and x.dtype == SAMPLE_DTYPE and x.flags.c_contiguous and x.flags.writeable
         if ready and x.shape == (getattr(self, "n_features_in_", -1),):  # already what the kernels take
             return x.reshape(1, -1)
+        x = as_sample(x, self._named())
         if not hasattr(self, "trees_"):
             return one_row(x, None, None)
         keys = self._sample_keys() if isinstance(x, dict) else None
         return one_row(x, keys, self.n_features_in_)
+
+    def _named(self) -> bool:
+        """The model knows its features' names (learnt from dicts or a DataFrame)."""
+        return "_dict_keys" in self.__dict__ or hasattr(self, "feature_names_in_")
 
     def _typed(self) -> TypedTrees:
         """The trees as typed lists for the one-sample kernels, built again when stale (see ``TypedTrees``)."""
@@ -320,6 +328,7 @@ class OnlineForest(BaseEstimator):
         """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
         starts the trees; forests without such kernels; a sample they refuse, for partial_fit to reject with its
         usual error) through partial_fit on a one-row array."""
+        x = as_sample(x, self._named())
         row = self._one_row(x)
         if hasattr(self, "trees_") and self._learnt_one_row(row, y):
             return self
@@ -748,7 +757,14 @@ class Regression:
     _onehot = False
 
     def _validate_targets(self, y):
-        pass
+        values = np.asarray(y, dtype=np.float64)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"y must hold finite numbers; row {row} holds {float(values[row])} ({int(bad.sum())} such rows; a None "
+                "label reads as nan)"
+            )
 
     def _start_targets(self, y, classes):
         return np.asarray(y, dtype=np.float64)
@@ -828,8 +844,11 @@ class Regression:
 
     # -- one sample at a time ---------------------------------------------------------------------------------------
     def _one_target(self, y, typed):
-        if isinstance(y, numbers.Real) and not isinstance(y, bool) and math.isfinite(y):
-            return float(y)
+        if isinstance(y, float | np.floating) or (isinstance(y, numbers.Real) and not isinstance(y, bool)):
+            try:
+                return float(y) if math.isfinite(y) else None
+            except OverflowError:  # an integer too large for a float: partial_fit refuses it
+                return None
         return None
 
     @learns

@@ -59,10 +59,27 @@ def _values_of(keys: tuple) -> Callable[[dict], tuple]:
     return get if len(keys) > 1 else lambda x: (get(x),)
 
 
+def as_sample(x, named: bool):
+    """x as the one-sample calls take it: a pandas Series (duck-typed: pandas is not imported) becomes a dict by its
+    index when the model knows feature names (``named``) or, on a first sample, when its index is all names, as a
+    DataFrame's row would be read; else its values in order. Anything else is returned as is."""
+    if isinstance(x, (dict, np.ndarray)) or not (hasattr(x, "index") and hasattr(x, "to_numpy")):
+        return x
+    keys = list(x.index)
+    if named or all(isinstance(key, str) for key in keys):
+        return dict(zip(keys, x.to_numpy().tolist(), strict=True))
+    return x.to_numpy()
+
+
 def one_row(x, known_keys: tuple | None, n_features: int | None) -> np.ndarray:
     """The sample x as a (1, n_features) C-contiguous row of ``SAMPLE_DTYPE`` (values are checked by the caller's
-    kernels or validation). ``known_keys``: the feature order a dict sample follows (None before any)."""
+    kernels or validation). ``known_keys``: the feature order a dict sample follows (None before any). A scalar or
+    complex values are refused, as the batch methods refuse them."""
     values = sample_values(x, known_keys) if isinstance(x, dict) else x
+    if np.ndim(values) == 0:
+        raise ValueError(f"x must be one sample, a dict {{feature: value}} or a 1-D array, got the scalar {values!r}")
+    if np.iscomplexobj(values) or (isinstance(values, tuple) and any(isinstance(v, complex) for v in values)):
+        raise ValueError("x must hold real numbers, got complex values")
     # contiguous: a row of a Fortran-ordered array would compile anew. A value too large for SAMPLE_DTYPE: inf,
     # refused later, without numpy's warning about the cast (silenced only where it can occur: numpy's state costs
     # about a microsecond to set).

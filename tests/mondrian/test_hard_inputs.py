@@ -8,6 +8,7 @@
 
 import copy
 import pickle
+import re
 import subprocess
 import sys
 
@@ -366,3 +367,56 @@ def test_a_partition_within_max_cells_is_drawn():
 
 X3 = np.random.default_rng(3).random((80, 3))
 HUGE_COORDINATE = (np.vstack([X3, [[1e39, 0.5, 0.5]]]), np.append(X3[:, 0], 0.0))
+
+
+@pytest.mark.parametrize("name", ONLINE)
+def test_one_sample_calls_refuse_what_the_batch_methods_refuse(name):
+    """Complex values and a scalar are refused by learn_one and the one-sample predictions as partial_fit and
+    predict refuse them (they used to drop the imaginary part, or start a 1-feature model), in one line."""
+    model = ONLINE[name]()
+    y = Y_CLASS if is_classifier(name) else Y_REG
+    for call in (lambda x: model.learn_one(x, y[0]),):
+        with pytest.raises(ValueError, match="x must hold real numbers, got complex values"):
+            call(np.array([0.5 + 1j, 0.5]))
+        with pytest.raises(ValueError, match=re.escape("got the scalar 3.0")):
+            call(3.0)
+    assert not hasattr(model, "trees_")
+    model.fit(X, y)
+    one = model.predict_proba_one if is_classifier(name) else model.predict_one
+    with pytest.raises(ValueError, match="complex"):
+        one((0.5 + 1j, 0.5))
+    with pytest.raises(ValueError, match="scalar"):
+        one(np.float64(0.5))
+
+
+@pytest.mark.parametrize("name", [name for name in ONLINE if not is_classifier(name)])
+def test_a_regressor_refuses_labels_that_are_no_finite_number(name):
+    """None (object-dtype y, or learn_one's label) used to be learnt as nan, and 10**400 to raise OverflowError."""
+    model = ONLINE[name]().fit(X, Y_REG)
+    before = model.predict(Q)
+    cases = [
+        (lambda: model.learn_one(X[0], None), "y must hold finite numbers; row 0 holds nan"),
+        (lambda: model.partial_fit(X[:3], np.array([1.0, None, 2.0], dtype=object)), "row 1 holds nan"),
+        (lambda: model.learn_one(X[0], 10**400), "y must hold numbers a float64 holds"),
+        (lambda: model.partial_fit(X[:1], [10**400]), "y must hold numbers a float64 holds"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            call()
+    np.testing.assert_array_equal(model.predict(Q), before)
+
+
+def test_a_series_sample_is_read_by_name_when_the_model_knows_names():
+    """A pandas Series row is a dict by its index where the model learnt names (a DataFrame's columns), in any order;
+    a first Series with string labels gives the model its names, as a dict does."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    model = AMFRegressor(n_estimators=3, random_state=0).fit(frame, Y_REG)
+    shuffled = pd.Series({"b": 0.2, "a": 0.9})
+    assert model.predict_one(shuffled) == model.predict_one({"a": 0.9, "b": 0.2})
+    assert model.predict_one(shuffled) == model.predict(pd.DataFrame([[0.9, 0.2]], columns=["a", "b"]))[0]
+    fresh = AMFRegressor(n_estimators=3, random_state=0)
+    fresh.learn_one(pd.Series({"a": 0.1, "b": 0.3}), 1.0)
+    assert list(fresh.feature_names_in_) == ["a", "b"]
+    with pytest.raises(ValueError, match="missing \\['b'\\]"):
+        fresh.predict_one(pd.Series({"a": 0.1, "c": 0.3}))
