@@ -755,8 +755,15 @@ class Regression:
     """Target encoding and the public methods of a regressor forest."""
 
     _onehot = False
+    # The largest |label| learnt: the sums of a leaf's labels stay finite up to 2^40 of them (a forest whose kernels
+    # square labels lowers it).
+    _max_label = float(np.finfo(np.float64).max) / 2.0**40
 
     def _validate_targets(self, y):
+        pass  # _targets checks the labels (both the plain path and validate_data's reach it)
+
+    def _labels(self, y) -> np.ndarray:
+        """y as float64, refused in one line if a label is not finite or larger than ``_max_label``."""
         values = np.asarray(y, dtype=np.float64)
         bad = ~np.isfinite(values)
         if bad.any():
@@ -765,12 +772,20 @@ class Regression:
                 f"y must hold finite numbers; row {row} holds {float(values[row])} ({int(bad.sum())} such rows; a None "
                 "label reads as nan)"
             )
+        large = np.abs(values) > self._max_label
+        if large.any():
+            row = int(np.flatnonzero(large)[0])
+            raise ValueError(
+                f"y must lie within +-{self._max_label:.3g} for {type(self).__name__} (larger labels overflow its "
+                f"computations); row {row} holds {float(values[row]):.3g}: scale y"
+            )
+        return values
 
     def _start_targets(self, y, classes):
-        return np.asarray(y, dtype=np.float64)
+        return self._labels(y)
 
     def _targets(self, y, classes):
-        return np.asarray(y, dtype=np.float64)
+        return self._labels(y)
 
     @property
     def _n_outputs(self) -> int:
@@ -846,7 +861,7 @@ class Regression:
     def _one_target(self, y, typed):
         if isinstance(y, float | np.floating) or (isinstance(y, numbers.Real) and not isinstance(y, bool)):
             try:
-                return float(y) if math.isfinite(y) else None
+                return float(y) if math.isfinite(y) and abs(y) <= self._max_label else None
             except OverflowError:  # an integer too large for a float: partial_fit refuses it
                 return None
         return None

