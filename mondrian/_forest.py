@@ -56,6 +56,41 @@ def _rows_in_feature_order():
 
 
 @contextmanager
+def _about_x():
+    """A one-sample call's errors in one line about its sample x: scikit-learn's validation speaks of the array X
+    over several lines (a NaN's advice on imputers, the whole array)."""
+    try:
+        yield
+    except ValueError as error:
+        text = str(error)
+        if "\n" not in text and "Input X" not in text:
+            raise
+        first = text.splitlines()[0].replace("Input X", "x").replace("input X", "x")
+        raise ValueError(first) from None
+
+
+def few(values, shown: int = 6) -> str:
+    """Labels in one short line: the first few, and how many there are in all."""
+    values = list(np.asarray(values).tolist())
+    head = ", ".join(map(repr, values[:shown]))
+    return f"[{head}]" if len(values) <= shown else f"[{head}, ...] ({len(values)} in all)"
+
+
+def labels_array(classes) -> np.ndarray:
+    """A ``classes`` argument as a 1-D array of labels, refused in one line if it is empty or has no order (a set,
+    a generator) or is not 1-D."""
+    if isinstance(classes, set | frozenset) or not hasattr(classes, "__len__"):
+        raise ValueError(
+            f"classes must be a list or an array of every label (ordered), got a {type(classes).__name__}; "
+            "for example classes=np.unique(y_all)"
+        )
+    array = np.asarray(classes)
+    if array.ndim != 1 or array.shape[0] == 0:
+        raise ValueError(f"classes must be a non-empty 1-D list or array of labels, got shape {array.shape}")
+    return array
+
+
+@contextmanager
 def unchanged_on_failure(estimator):
     """Restore the estimator's attributes if the block raises (validation sets some before failing)."""
     saved = dict(estimator.__dict__)
@@ -333,7 +368,7 @@ class OnlineForest(BaseEstimator):
         if hasattr(self, "trees_") and self._learnt_one_row(row, y):
             return self
         first = not hasattr(self, "trees_")
-        with _rows_in_feature_order():
+        with _rows_in_feature_order(), _about_x():
             self.partial_fit(row, np.asarray([y]))
         if first and isinstance(x, dict):
             self._dict_keys = keys = tuple(x)
@@ -396,7 +431,7 @@ class OnlineForest(BaseEstimator):
             typed = self._typed()
             if (out := self._predicted_one(typed, row)) is not None:
                 return out[0].tolist()
-        with _rows_in_feature_order():  # no kernels, or x not finite (then predict's usual error)
+        with _rows_in_feature_order(), _about_x():  # no kernels, or x not finite (then predict's error, about x)
             mean = self._mean_prediction(row)[0]
         return (np.clip(mean, 0.0, 1.0) if self._onehot else mean).tolist()
 
@@ -541,21 +576,22 @@ class Classification:
     def _classes_given(self, classes):
         """The labels named by the first call's ``classes`` or the constructor's (which must then agree)."""
         if classes is None:
-            return self.classes
+            return None if self.classes is None else labels_array(self.classes)
+        classes = labels_array(classes)
         if self.classes is not None and not np.array_equal(np.unique(classes), np.unique(self.classes)):
             raise ValueError(f"classes={classes!r} differs from the estimator's classes={self.classes!r}")
         return classes
 
     def _targets(self, y, classes):
-        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+        if classes is not None and not np.array_equal(np.unique(labels_array(classes)), self.classes_):
             raise ValueError(f"classes={classes!r} differs from classes_={self.classes_!r} of the first call")
         index = np.searchsorted(self.classes_, y)
         index[index == len(self.classes_)] = 0
         unknown = self.classes_[index] != y
         if unknown.any():
             raise ValueError(
-                f"y contains labels not in classes_: {np.unique(np.asarray(y)[unknown])!r}; "
-                f"classes_ is {self.classes_!r}. Pass every label with classes= on the first partial_fit."
+                f"y contains labels not in classes_: {few(np.unique(np.asarray(y)[unknown]))}; classes_ is "
+                f"{few(self.classes_)}. Pass every label with classes= on the first partial_fit."
             )
         return index.astype(np.float64)
 
@@ -607,8 +643,9 @@ class Classification:
         """Predict each row from the rows before it, then learn it (progressive validation).
 
         One compiled loop per tree. Row i holds the forest's class probabilities for ``X[i]`` given what it learnt
-        before and ``(X[:i], y[:i])`` (uniform before any data); on return the model has learnt all of (X, y),
-        exactly as ``predict_proba`` then ``partial_fit`` one sample at a time would.
+        before and ``(X[:i], y[:i])`` (uniform before any data); on return the model has learnt all of (X, y): the
+        trees ``partial_fit`` one sample at a time grows, node for node. Each row is what ``predict_proba`` gives
+        at that point up to rounding (within 1e-15: the trees' probabilities are summed in another order).
 
         Parameters
         ----------
@@ -824,8 +861,9 @@ class Regression:
     def progressive_predict(self, X, y) -> np.ndarray:
         """Predict each row from the rows before it, then learn it (progressive validation).
 
-        One compiled loop per tree; on return the model has learnt all of (X, y), as ``predict`` then
-        ``partial_fit`` one sample at a time would.
+        One compiled loop per tree; on return the model has learnt all of (X, y): the trees ``partial_fit`` one
+        sample at a time grows, node for node. Each row is what ``predict`` gives at that point up to rounding
+        (within 1e-15 of its magnitude: the trees' predictions are summed in another order).
 
         Parameters
         ----------

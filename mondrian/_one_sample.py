@@ -94,6 +94,8 @@ def one_row(x, known_keys: tuple | None, n_features: int | None) -> np.ndarray:
             f"x must be one sample, a dict {{feature: value}} or a 1-D array, got an array of shape {row.shape}; "
             "learn or predict many rows with partial_fit / predict"
         )
+    if row.shape[0] == 0:
+        raise ValueError("x must hold at least one feature, got none")
     if n_features is not None and row.shape[0] != n_features:
         raise ValueError(f"x has {row.shape[0]} features, but the model is expecting {n_features} features")
     return row.reshape(1, -1) if row.flags.writeable else row.reshape(1, -1).copy()  # read-only: compiled anew

@@ -16,6 +16,7 @@ prediction.
 
 from __future__ import annotations
 
+import numbers
 from numbers import Real
 from typing import ClassVar
 
@@ -170,9 +171,22 @@ class _PartitionForest(BaseEstimator):
         check_params(self, "n_jobs")  # read by predictions, may change at any time (it never changes results)
         return writeable(validate_data(self, X, reset=False, dtype=np.float64, order="C"))
 
+    def _one_lifetime(self, lifetime) -> list[float]:
+        """A prediction's ``lifetime`` argument as the one-element grid it reads (None: the fitted lifetime)."""
+        if lifetime is None:
+            return [self.lifetime_]
+        if isinstance(lifetime, bool) or not isinstance(lifetime, numbers.Real):
+            raise ValueError(f"lifetime must be a number in [0, {self.lifetime_}] or None, got {lifetime!r}")
+        return [lifetime]
+
     def _checked_lifetimes(self, lifetimes) -> np.ndarray:
-        lifetimes = np.atleast_1d(np.asarray(lifetimes, dtype=np.float64))
-        if lifetimes.ndim != 1 or not np.all((lifetimes >= 0.0) & (lifetimes <= self.lifetime_)):
+        try:
+            lifetimes = np.atleast_1d(np.asarray(lifetimes, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise ValueError(f"lifetimes must be numbers in [0, {self.lifetime_}], got {lifetimes!r}") from None
+        if lifetimes.ndim != 1:
+            raise ValueError(f"lifetimes must be a 1-D list or array of numbers, got shape {lifetimes.shape}")
+        if not np.all((lifetimes >= 0.0) & (lifetimes <= self.lifetime_)):
             raise ValueError(f"lifetimes must lie in [0, {self.lifetime_}] (the fitted lifetime), got {lifetimes}")
         if np.any(np.diff(lifetimes) < 0.0):
             raise ValueError(f"lifetimes must be increasing, got {lifetimes}")
@@ -213,7 +227,7 @@ class _PartitionForest(BaseEstimator):
             The fraction of trees at each row.
         """
         check_is_fitted(self)
-        return self._nested(X, [self.lifetime_ if lifetime is None else lifetime], empty_only=True)[0, :, 0]
+        return self._nested(X, self._one_lifetime(lifetime), empty_only=True)[0, :, 0]
 
 
 class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
@@ -453,7 +467,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         """
         check_is_fitted(self)
         if lifetime is not None or not hasattr(self, "selection_"):
-            return self.predict_nested(X, [self.lifetime_ if lifetime is None else lifetime])[0]
+            return self.predict_nested(X, self._one_lifetime(lifetime))[0]
         chosen = self.selection_
         pair = np.array(sorted({chosen["erm"], chosen["partner"]}))
         rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
@@ -586,7 +600,7 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
             The probabilities, columns in the order of ``classes_``.
         """
         check_is_fitted(self)
-        return self._nested(X, [self.lifetime_ if lifetime is None else lifetime])[0]
+        return self._nested(X, self._one_lifetime(lifetime))[0]
 
     def predict(self, X, lifetime: float | None = None) -> np.ndarray:
         """Predict the class of each row with the forest pruned at a lifetime.

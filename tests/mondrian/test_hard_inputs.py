@@ -459,3 +459,53 @@ def test_a_dirichlet_prior_too_large_to_sum_is_refused():
         AMFClassifier(dirichlet=1e308).fit(X, Y_CLASS)
     proba = AMFClassifier(n_estimators=3, dirichlet=1e100, random_state=0).fit(X, Y_CLASS).predict_proba(Q)
     np.testing.assert_allclose(proba, 1.0 / 3)
+
+
+@pytest.mark.parametrize("name", [name for name in ONLINE if name.startswith(("mf-", "amf-"))])
+def test_progressive_validation_is_the_loop_it_documents(name):
+    """progressive_predict(_proba): the trees are those of predict then partial_fit one sample at a time, node for
+    node; each row equals that loop's prediction up to rounding (within 1e-15 relative: the docstring's bound)."""
+    from model_state import same_trees
+
+    classifier = is_classifier(name)
+    y = Y_CLASS if classifier else Y_REG
+    progressive, loop = ONLINE[name](), ONLINE[name]()
+    kwargs = {"classes": [0, 1, 2]} if classifier else {}
+    rows = (progressive.progressive_predict_proba if classifier else progressive.progressive_predict)(X, y, **kwargs)
+    expected = []
+    for i in range(len(y)):
+        if i == 0:
+            expected.append(np.full(3, 1 / 3) if classifier else 0.0)
+        else:
+            expected.append((loop.predict_proba if classifier else loop.predict)(X[i : i + 1])[0])
+        loop.partial_fit(X[i : i + 1], y[i : i + 1], **(kwargs if i == 0 else {}))
+    expected = np.asarray(expected)
+    scale = np.maximum(np.abs(expected), 1.0)
+    assert np.all(np.abs(rows - expected) <= 1e-15 * scale), np.abs(rows - expected).max()
+    same_trees(progressive, loop)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: MondrianForestClassifier().partial_fit(X, Y_CLASS, classes=[]), "classes must be a non-empty 1-D"),
+        (lambda: MondrianForestClassifier().partial_fit(X, Y_CLASS, classes={0, 1, 2}), "got a set"),
+        (lambda: AMFClassifier().partial_fit(X, Y_CLASS, classes=(c for c in range(3))), "got a generator"),
+        (lambda: AMFClassifier(classes={0, 1, 2}).learn_one(X[0], 1), "got a set"),
+        (lambda: PARTITION["partition-reg"]().fit(X, Y_REG).predict_nested(X, [[0.5, 1.0]]), "got shape (1, 2)"),
+        (lambda: PARTITION["partition-reg"]().fit(X, Y_REG).predict(X, lifetime="a"), "lifetime must be a number"),
+        (lambda: PARTITION["partition-clf"]().fit(X, Y_CLASS).predict_proba(X, lifetime="a"), "got 'a'"),
+        (lambda: MondrianForestClassifier().fit(X, Y_CLASS).partial_fit(X, Y_REG), "(60 in all)"),
+        (lambda: AMFClassifier(classes=[0, 1]).learn_one({}, 1), "x must hold at least one feature, got none"),
+        (lambda: AMFRegressor().learn_one(np.array([np.nan, 1.0]), 1.0), "x contains NaN."),
+        (lambda: AMFClassifier().fit(X, Y_CLASS).predict_proba_one(np.array([np.nan, 1.0])), "x contains NaN."),
+        (lambda: MondrianForestClassifier().fit(X, Y_CLASS).learn_one(np.array([np.inf, 1.0]), 1), "x contains inf"),
+    ],
+)
+def test_errors_are_one_line_naming_the_users_own_argument(call, message):
+    """Each used to be an IndexError or TypeError, a message about another argument, scikit-learn's lines about an
+    array X, or every label printed."""
+    with pytest.raises(ValueError) as raised:
+        call()
+    text = str(raised.value)
+    assert message in text and "\n" not in text and len(text) < 400, text
