@@ -391,8 +391,9 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         started = (self.smoothing_, self.pausing_)
         if (self._smoothing, self._paused()) != started:
             raise ValueError(
-                f"smoothing {self._smoothing!r} and pausing {self._paused()} differ from the trees being extended "
-                f"({started[0]!r}, {started[1]}); call fit"
+                f"smoothing={self.smoothing!r}, vote={self.vote!r}, pausing={self.pausing!r} make trees of smoothing "
+                f"{self._smoothing!r} and pausing {self._paused()}, but these trees were grown with smoothing "
+                f"{started[0]!r} and pausing {started[1]}: set those parameters back, or call fit"
             )
 
     def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:

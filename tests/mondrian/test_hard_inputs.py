@@ -509,3 +509,10 @@ def test_errors_are_one_line_naming_the_users_own_argument(call, message):
         call()
     text = str(raised.value)
     assert message in text and "\n" not in text and len(text) < 400, text
+
+
+def test_a_vote_set_after_fit_is_named_when_it_changes_the_trees_partial_fit_extends():
+    model = MondrianForestClassifier(n_estimators=3, random_state=0).fit(X, Y_CLASS).set_params(vote="hard")
+    with pytest.raises(ValueError, match=re.escape("vote='hard'")) as raised:
+        model.partial_fit(X2, Y2_CLASS)
+    assert "grown with smoothing 'ikn'" in str(raised.value) and "call fit" in str(raised.value)
