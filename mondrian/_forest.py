@@ -169,13 +169,24 @@ class OnlineForest(BaseEstimator):
         """The lifetime setting the trees were started with (``_check_forecaster_params``'s value then)."""
         return self.trees_[0].lifetime
 
+    # The constructor parameters that make the trees' lifetime setting (``_check_forecaster_params``' value), in its
+    # order: an increasing lifetime is ("increasing", scale, min_samples_split); a fixed one a number.
+    _lifetime_params: ClassVar[tuple[str, ...]] = ("lifetime", "lifetime_scale", "min_samples_split")
+
+    def _in_parameters(self, n_trees: int, lifetime) -> str:
+        """A number of trees and a lifetime setting in the user's parameters (``n_estimators=10,
+        lifetime='increasing', lifetime_scale=1.0, ...``)."""
+        values = lifetime if isinstance(lifetime, tuple) else (lifetime,)
+        named = zip(self._lifetime_params, values, strict=False)
+        return ", ".join([f"n_estimators={n_trees}", *(f"{name}={value!r}" for name, value in named)])
+
     def _check_unchanged(self, lifetime) -> None:
         """partial_fit extends the trees it started with: their number and lifetime cannot change midway."""
         started = (len(self.trees_), self._started_lifetime())
         if started != (self.n_estimators, lifetime):
             raise ValueError(
-                f"n_estimators={self.n_estimators}, lifetime={lifetime} differ from the trees being extended "
-                f"(n_estimators={started[0]}, lifetime={started[1]}); call fit to start again"
+                f"{self._in_parameters(self.n_estimators, lifetime)}: the trees being extended were started with "
+                f"{self._in_parameters(*started)}; set them back, or call fit to start again"
             )
 
     def _plain_X(self, X) -> np.ndarray | None:

@@ -26,6 +26,7 @@ _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kerne
 
 
 class _AMF(OnlineForest):
+    _lifetime_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _forecaster = _amf
     _one_sample_kernels = True
     _learn_block = 1024

@@ -175,6 +175,7 @@ class BSPTree:
 
 
 class _OnlineBSPForest(OnlineForest):
+    _lifetime_params: ClassVar[tuple[str, ...]] = ("budget", "budget_scale")
     _parameter_constraints: ClassVar[dict] = {
         **OnlineForest._parameter_constraints,
         "budget": [POSITIVE_FINITE, StrOptions({INCREASING})],

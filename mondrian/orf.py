@@ -340,6 +340,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     """
 
     _forecaster = _orf
+    _lifetime_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _parameter_constraints: ClassVar[dict] = {
         **OnlineForest._parameter_constraints,
         "n_tests": [POSITIVE_INT],

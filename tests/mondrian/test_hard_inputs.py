@@ -516,3 +516,14 @@ def test_a_vote_set_after_fit_is_named_when_it_changes_the_trees_partial_fit_ext
     with pytest.raises(ValueError, match=re.escape("vote='hard'")) as raised:
         model.partial_fit(X2, Y2_CLASS)
     assert "grown with smoothing 'ikn'" in str(raised.value) and "call fit" in str(raised.value)
+
+
+def test_a_budget_set_after_fit_is_named_in_the_users_parameters():
+    """BSP's message named a lifetime=('increasing', 1.0) the user never set: it names budget and budget_scale."""
+    model = OnlineBSPForestRegressor(n_estimators=2, random_state=0).fit(X, Y_REG).set_params(budget=2.0)
+    with pytest.raises(ValueError) as raised:
+        model.partial_fit(X2, Y2_REG)
+    assert str(raised.value).startswith(
+        "n_estimators=2, budget=2.0: the trees being extended were started with n_estimators=2, budget='increasing', "
+        "budget_scale=1.0; set them back"
+    )

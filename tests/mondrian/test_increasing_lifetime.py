@@ -253,5 +253,5 @@ def test_min_samples_split_is_checked_and_two_changes_nothing():
             MondrianForestRegressor(lifetime="increasing", min_samples_split=bad).fit(X, y)
     with pytest.raises(ValueError, match="applies to lifetime='increasing' only"):
         MondrianForestRegressor(lifetime=2.0, min_samples_split=4).fit(X, y)
-    with pytest.raises(ValueError, match="differ from the trees being extended"):
+    with pytest.raises(ValueError, match="min_samples_split=4: the trees being extended were started with"):
         default.set_params(min_samples_split=4).partial_fit(X, y)
