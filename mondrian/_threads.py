@@ -97,31 +97,25 @@ def guard_of(model) -> ModelGuard:
     return found
 
 
-def reads(method: Callable) -> Callable:
-    """A method that reads the model: it runs beside other readers, never beside a learning call."""
+def _guarded(acquire: Callable, release: Callable) -> Callable:
+    """A decorator running a method between ``acquire(guard)`` and ``release(guard)`` of its model's guard."""
 
-    @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
-        guard = guard_of(self)
-        guard.acquire_read()
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            guard.release_read()
+    def decorate(method: Callable) -> Callable:
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            guard = guard_of(self)
+            acquire(guard)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                release(guard)
 
-    return guarded
+        return guarded
+
+    return decorate
 
 
-def learns(method: Callable) -> Callable:
-    """A method that changes the model: it runs alone."""
-
-    @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
-        guard = guard_of(self)
-        guard.acquire_write()
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            guard.release_write()
-
-    return guarded
+# A method that reads the model: it runs beside other readers, never beside a learning call.
+reads = _guarded(ModelGuard.acquire_read, ModelGuard.release_read)
+# A method that changes the model: it runs alone.
+learns = _guarded(ModelGuard.acquire_write, ModelGuard.release_write)
