@@ -399,3 +399,4 @@ def test_table1_on_other_data_tests_the_papers_sentences_of_the_row_it_plays_and
     assert np.isnan(frame.loc[("nycflights_max", "BSP"), "paper_rmse"])
     assert "(paper, on its own data: 0.536 ± 0.03)" in table.markdown and "; +" not in table.markdown
     assert "NYC flights 2013 (173853 train, other data)" in table.markdown
+    assert "over 3 replicates" in table.markdown  # every row has 3 here

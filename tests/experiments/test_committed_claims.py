@@ -107,3 +107,12 @@ def test_the_report_names_the_commit_each_figure_ran_at(in_repo):
         section = text[text.index(f'<a id="{figure_id}"></a>') :]
         section = section[: section.find("<a id=", 10) if "<a id=" in section[10:] else None]
         assert f"its trials ran at `{commit}` (one clean commit)" in section, figure_id
+
+
+def test_every_figure_and_table_id_has_committed_evidence():
+    """The report leaves no id "not run": each has the runs of one profile in the committed evidence (the paper's,
+    or offline on copies of its data or on other data of the same kind)."""
+    from experiments.regenerate import figure_ids
+
+    drawn = {figure_id for _, figure_id in figures()}
+    assert [figure_id for figure_id in figure_ids() if figure_id not in drawn] == []
