@@ -216,7 +216,8 @@ def _grown_pool(need, pool, used):
     """A copy of the pool's first ``used`` entries with room for ``need`` (``with_pool_room``)."""
     if need > MAX_POOL:
         raise MemoryError("a BSP tree holds more than 2^31 hull vertices (its pool offsets are int32)")
-    larger = np.empty(min(max(need, int(GROWTH * pool.shape[0])), MAX_POOL), np.int32)
+    # zeros, not empty: entries beyond those in use are pickled with the tree, and must not depend on memory
+    larger = np.zeros(min(max(need, int(GROWTH * pool.shape[0])), MAX_POOL), np.int32)
     for k in range(used):
         larger[k] = pool[k]
     return larger

@@ -5,10 +5,11 @@ mixins that encode targets (classes as one-hot indices, regression labels as flo
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import cache
 from operator import attrgetter, is_
 from typing import ClassVar
@@ -19,6 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._compile import announce_first_compile
+from mondrian._interrupts import interrupts_deferred, rollback_ready
 from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._threads import learns, reads
@@ -27,6 +29,10 @@ from mondrian.tree import MondrianTree
 
 # Rows per block in progressive validation: bounds the per-tree buffers, not the results.
 _PROGRESSIVE_BLOCK = 4096
+# A call learning at least 1/ROLLBACK_SHARE as many rows as the largest tree has nodes copies what it changes first,
+# so that an interrupt stops it at once and leaves the model as before (copying then costs a few percent of the
+# call); a shorter call runs to its end (``_interrupts``).
+ROLLBACK_SHARE = 8
 
 
 def writeable(X: np.ndarray) -> np.ndarray:
@@ -92,10 +98,11 @@ def labels_array(classes) -> np.ndarray:
 
 @contextmanager
 def unchanged_on_failure(estimator):
-    """Restore the estimator's attributes if the block raises (validation sets some before failing)."""
+    """Restore the estimator's attributes if the block raises (validation sets some before failing). Yields the
+    saved attributes (the values bound to them; a block about to change one of them in place puts a copy there)."""
     saved = dict(estimator.__dict__)
     try:
-        yield
+        yield saved
     except BaseException:
         estimator.__dict__.clear()
         estimator.__dict__.update(saved)
@@ -297,12 +304,33 @@ class OnlineForest(BaseEstimator):
         """The kernel whose compiled state tells whether a first run must compile (``announce_first_compile``)."""
         return self._forecaster.learn
 
-    def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray) -> None:
+    @contextmanager
+    def _whole_or_unchanged(self):
+        """A learning call's body: it learns all its rows, or raises with the model as before (the attributes it
+        set restored; the learnt state too, when ``_rollback_from`` copied it). An interrupt never splits it
+        (``_interrupts``). Yields the saved attributes."""
+        with interrupts_deferred(), unchanged_on_failure(self) as saved:
+            saved.pop("_typed_trees", None)  # a cache over the trees' arrays, which a failed call may have grown
+            yield saved
+
+    def _rollback_from(self, saved: dict, trees: list, n_rows: int):
+        """Enter rollback (``_interrupts.rollback_ready``) for learning ``n_rows`` into ``trees`` if a failure can
+        restore what the call changes: new trees are dropped anyway; the fitted ones, and the forest's point store,
+        are copied into ``saved`` first if the call is long enough (``ROLLBACK_SHARE``). Else a null context."""
+        fitted = saved.get("trees_")
+        if trees is fitted:
+            if n_rows * ROLLBACK_SHARE < max(tree.n_nodes for tree in trees):
+                return nullcontext()
+            saved.update(copy.deepcopy({name: saved[name] for name in ("trees_", "points_") if name in saved}))
+        return rollback_ready()
+
+    def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
         announce_first_compile(self._main_kernel(), type(self).__name__)
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
         params = self._kernel_params()
-        first = self._store(X, targets)
-        for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
+        with self._rollback_from(saved, trees, X.shape[0]):
+            first = self._store(X, targets)
+            for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
         self.predict_params_ = params
 
     # -- one sample at a time (river's convention; the task mixins name the public methods) --------------------
@@ -349,7 +377,10 @@ class OnlineForest(BaseEstimator):
         values = _param_values(type(self))(self)
         if not _same(values, typed.learnt_with):
             self._check_unchanged(self._check_params())
-            typed.learn_params, typed.learnt_with = self._kernel_params(), values
+            params = self._kernel_params()
+            learnt = self.predict_params_
+            same = params.shape == learnt.shape and np.array_equal(params, learnt, equal_nan=True)
+            typed.learn_params, typed.learnt_with = (learnt if same else params), values
         return typed.learn_params
 
     def _predict_one_params(self, typed: TypedTrees) -> np.ndarray:
@@ -379,12 +410,13 @@ class OnlineForest(BaseEstimator):
         if hasattr(self, "trees_") and self._learnt_one_row(row, y):
             return self
         first = not hasattr(self, "trees_")
-        with _rows_in_feature_order(), _about_x():
-            self.partial_fit(row, np.asarray([y]))
-        if first and isinstance(x, dict):
-            self._dict_keys = keys = tuple(x)
-            if all(isinstance(key, str) for key in keys):
-                self.feature_names_in_ = np.asarray(keys, dtype=object)
+        with self._whole_or_unchanged():
+            with _rows_in_feature_order(), _about_x():
+                self.partial_fit(row, np.asarray([y]))
+            if first and isinstance(x, dict):
+                self._dict_keys = keys = tuple(x)
+                if all(isinstance(key, str) for key in keys):
+                    self.feature_names_in_ = np.asarray(keys, dtype=object)
         return self
 
     def _learnt_one_row(self, row: np.ndarray, y) -> bool:
@@ -397,12 +429,17 @@ class OnlineForest(BaseEstimator):
         if target is None:
             return False
         params = self._learn_one_params(typed)
+        if params is not self.predict_params_:  # a parameter changed since: partial_fit's path, which sets them
+            return False
         if typed.room < 1:  # the trees grow only for a sample the kernel will take (checked here, as rarely)
             if not self._learnable(row):
                 return False
             typed.make_room()
         room = typed.scratch()
         room.target[0] = target
+        # One compiled call changes the trees, and nothing after it: an interrupt (raised between two bytecodes)
+        # comes before the call, the model unchanged, or after it, the sample learnt. The room is counted first.
+        typed.room -= 1
         code = self._forecaster.learn_one_forest(
             typed.forest,
             row.astype(SAMPLE_DTYPE, copy=False),
@@ -415,9 +452,8 @@ class OnlineForest(BaseEstimator):
             room.below,
         )
         if code:
+            typed.room += 1
             return False
-        typed.room -= 1
-        self.predict_params_ = params
         return True
 
     def _learnable(self, row: np.ndarray) -> bool:
@@ -470,12 +506,12 @@ class OnlineForest(BaseEstimator):
         ValueError
             If a parameter or the data is invalid (the estimator is then left as it was).
         """
-        with unchanged_on_failure(self):
+        with self._whole_or_unchanged() as saved:
             lifetime = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
             self._check_range(X, None)
             trees = self._new_trees(X.shape[1], lifetime)
-            self._learn(trees, X, targets)
+            self._learn(trees, X, targets, saved)
             self.trees_ = trees
             self.__dict__.pop("_dict_keys", None)  # the features are X's now
         return self
@@ -498,30 +534,33 @@ class OnlineForest(BaseEstimator):
             row = self._plain_X(X)
             if row is not None and row.shape[0] == 1 and self._plain_y(y, 1) and self._learnt_one_row(row, y[0]):
                 return self
-        X, targets, trees = self._start_or_continue(X, y, classes)
-        self._learn(trees, X, targets)
-        self.trees_ = trees
+        with self._whole_or_unchanged() as saved:
+            X, targets, trees = self._start_or_continue(X, y, classes)
+            self._learn(trees, X, targets, saved)
+            self.trees_ = trees
         return self
 
     def _progressive(self, X, y, classes=None) -> np.ndarray:
         """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
-        X, targets, trees = self._start_or_continue(X, y, classes)
-        announce_first_compile(self._main_kernel(), type(self).__name__)
-        self.__dict__.pop("_typed_trees", None)
-        prior = self._prior()
-        params = self._kernel_params()
-        first = self._store(X, targets)
-        out = np.empty((X.shape[0], self._n_outputs))
-        for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
-            rows = slice(start, start + _PROGRESSIVE_BLOCK)
-            Xb, tb = X[rows], targets[rows]
+        with self._whole_or_unchanged() as saved:
+            X, targets, trees = self._start_or_continue(X, y, classes)
+            announce_first_compile(self._main_kernel(), type(self).__name__)
+            self.__dict__.pop("_typed_trees", None)
+            prior = self._prior()
+            params = self._kernel_params()
+            out = np.empty((X.shape[0], self._n_outputs))
+            with self._rollback_from(saved, trees, X.shape[0]):
+                first = self._store(X, targets)
+                for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
+                    rows = slice(start, start + _PROGRESSIVE_BLOCK)
+                    Xb, tb = X[rows], targets[rows]
 
-            def step(tree: MondrianTree, buffer, Xb=Xb, tb=tb, at=first + start):
-                self._progressive_tree(tree, Xb, tb, at, params, prior, buffer)
+                    def step(tree: MondrianTree, buffer, Xb=Xb, tb=tb, at=first + start):
+                        self._progressive_tree(tree, Xb, tb, at, params, prior, buffer)
 
-            out[rows] = sum_over_trees(step, trees, (Xb.shape[0], self._n_outputs), self.n_jobs)
-        self.trees_ = trees
-        self.predict_params_ = params
+                    out[rows] = sum_over_trees(step, trees, (Xb.shape[0], self._n_outputs), self.n_jobs)
+            self.trees_ = trees
+            self.predict_params_ = params
         out /= len(trees)
         return out
 

@@ -19,16 +19,18 @@ from test_hard_inputs import ONLINE
 from mondrian._threads import ModelGuard, guard_of
 
 TIME_LIMIT = 300  # seconds for one subprocess scenario (numba's cache makes them take a few seconds)
+HANG_REPORT = f"import faulthandler; faulthandler.dump_traceback_later({TIME_LIMIT - 30}, exit=True)\n"
 
 
 def run_isolated(code: str) -> subprocess.CompletedProcess:
-    """Python code in a subprocess: no core file, a time limit; its output and exit status."""
+    """Python code in a subprocess: no core file, a time limit; its output and exit status. A run that hangs prints
+    every thread's stack before the limit (faulthandler), so that a deadlock says where it is."""
 
     def no_core():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=TIME_LIMIT,
+        [sys.executable, "-c", HANG_REPORT + textwrap.dedent(code)], capture_output=True, text=True, timeout=TIME_LIMIT,
         preexec_fn=no_core, cwd=Path(__file__).parent,
     )  # fmt: skip
 
@@ -110,11 +112,13 @@ def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
                     bad.append("not finite")
                 if classifier and (not np.allclose(out.sum(axis=1), 1) or not np.isclose(sum(values), 1)):
                     bad.append("rows do not sum to 1")
-        threads = [threading.Thread(target=predict, args=(k,)) for k in range(2)]
+        threads = [threading.Thread(target=predict, args=(k,), daemon=True) for k in range(2)]
         [t.start() for t in threads]
         learning.set()
-        learn(model)
-        learning.clear()
+        try:
+            learn(model)
+        finally:  # an error in learning ends the predictions too, and is printed
+            learning.clear()
         [t.join() for t in threads]
         same = (np.array_equal(model.predict_proba(Q), alone.predict_proba(Q)) if classifier
                 else np.array_equal(model.predict(Q), alone.predict(Q)))
