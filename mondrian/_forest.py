@@ -23,7 +23,7 @@ from mondrian._compile import announce_first_compile
 from mondrian._interrupts import interrupts_deferred, rollback_ready
 from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
-from mondrian._threads import learns, reads
+from mondrian._threads import takes_turns
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
 from mondrian.tree import MondrianTree
 
@@ -392,7 +392,7 @@ class OnlineForest(BaseEstimator):
         return typed.predict_params
 
     def _predicted_one(self, typed: TypedTrees, row: np.ndarray) -> np.ndarray | None:
-        """The forest's prediction at the (1, n_features) row, through the one-sample kernel, in the calling thread's
+        """The forest's prediction at the (1, n_features) row, through the one-sample kernel, in the model's
         scratch room (``typed.scratch().out``); None if the row is not finite in the trees' precision."""
         params = self._predict_one_params(typed)
         room = typed.scratch()
@@ -405,10 +405,10 @@ class OnlineForest(BaseEstimator):
         """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
         starts the trees; forests without such kernels; a sample they refuse, for partial_fit to reject with its
         usual error) through partial_fit on a one-row array."""
-        x = as_sample(x, self._named())
         row = self._one_row(x)
         if hasattr(self, "trees_") and self._learnt_one_row(row, y):
             return self
+        x = as_sample(x, self._named())  # (a Series as a dict: its keys name the features of a first sample)
         first = not hasattr(self, "trees_")
         with self._whole_or_unchanged():
             with _rows_in_feature_order(), _about_x():
@@ -482,7 +482,7 @@ class OnlineForest(BaseEstimator):
             mean = self._mean_prediction(row)[0]
         return (np.clip(mean, 0.0, 1.0) if self._onehot else mean).tolist()
 
-    @learns
+    @takes_turns
     def fit(self, X, y):
         """Learn every tree afresh from (X, y).
 
@@ -656,7 +656,7 @@ class Classification:
     def _prior(self):
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
-    @learns
+    @takes_turns
     def partial_fit(self, X, y, classes=None):
         """Extend every tree with (X, y), online.
 
@@ -688,7 +688,7 @@ class Classification:
         self._check_classes_given(classes)
         return self._partial_fit(X, y, classes)
 
-    @learns
+    @takes_turns
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
         """Predict each row from the rows before it, then learn it (progressive validation).
 
@@ -721,7 +721,7 @@ class Classification:
                 "classes=np.unique(y_all) (fit and progressive_predict_proba take them from y)"
             )
 
-    @reads
+    @takes_turns
     def predict_proba(self, X) -> np.ndarray:
         """Predict class probabilities: the average of the trees' label distributions.
 
@@ -738,7 +738,7 @@ class Classification:
         """
         return np.clip(self._mean_prediction(X), 0.0, 1.0)
 
-    @reads
+    @takes_turns
     def predict(self, X) -> np.ndarray:
         """Predict the class of each row: the one of largest probability (the first of ``classes_`` on ties).
 
@@ -764,7 +764,7 @@ class Classification:
         except TypeError:  # unhashable
             return None
 
-    @learns
+    @takes_turns
     def learn_one(self, x, y):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
@@ -789,7 +789,7 @@ class Classification:
         """
         return self._learn_one(x, y)
 
-    @reads
+    @takes_turns
     def predict_proba_one(self, x) -> dict:
         """The class probabilities at one sample, as ``predict_proba`` on one row gives them.
 
@@ -817,7 +817,7 @@ class Classification:
             cached = self._labels_of = (self.classes_, self.classes_.tolist())
         return cached[1]
 
-    @reads
+    @takes_turns
     def predict_one(self, x):
         """Predict the most probable class at one sample.
 
@@ -881,7 +881,7 @@ class Regression:
     def _prior(self):
         return np.zeros(1)
 
-    @learns
+    @takes_turns
     def partial_fit(self, X, y):
         """Extend every tree with (X, y), online.
 
@@ -907,7 +907,7 @@ class Regression:
         """
         return self._partial_fit(X, y)
 
-    @learns
+    @takes_turns
     def progressive_predict(self, X, y) -> np.ndarray:
         """Predict each row from the rows before it, then learn it (progressive validation).
 
@@ -929,7 +929,7 @@ class Regression:
         """
         return self._progressive(X, y)[:, 0]
 
-    @reads
+    @takes_turns
     def predict(self, X) -> np.ndarray:
         """Predict the label of each row: the average of the trees' predictions.
 
@@ -954,7 +954,7 @@ class Regression:
                 return None
         return None
 
-    @learns
+    @takes_turns
     def learn_one(self, x, y):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
@@ -973,7 +973,7 @@ class Regression:
         """
         return self._learn_one(x, y)
 
-    @reads
+    @takes_turns
     def predict_one(self, x) -> float:
         """The prediction at one sample, as ``predict`` on one row gives it; 0.0 before any learning.
 

@@ -5,7 +5,6 @@ n_features) row in double precision and cast it to the trees' precision themselv
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 from functools import lru_cache
@@ -118,8 +117,8 @@ def _put_tree(
         forest[t] = item
 
 
-class Scratch(threading.local):
-    """The one-sample kernels' scratch room, one per thread (calls from several threads never share it): ``target``
+class Scratch:
+    """The one-sample kernels' scratch room (a model's calls take turns, ``_threads``, so one is enough): ``target``
     (the encoded label being learnt), ``out`` (a prediction), ``branch`` (a tree's prediction), ``row`` (the sample in
     the trees' precision), ``path`` and ``below`` (a value per node of the largest tree, grown by ``sized``)."""
 
@@ -132,7 +131,7 @@ class Scratch(threading.local):
         self.below = np.empty(0, stats_dtype)
 
     def sized(self, rows: int) -> Scratch:
-        """This thread's scratch, with room for trees of ``rows`` nodes."""
+        """The scratch, with room for trees of ``rows`` nodes."""
         if self.path.shape[0] < rows:
             self.path = np.empty(rows, np.int64)
             self.below = np.empty(rows, self.below.dtype)
@@ -145,8 +144,7 @@ class TypedTrees:
     call). The list holds the trees' own arrays and generators, so the kernels change the trees themselves. Valid
     while the trees keep their arrays: built again when ``trees_`` is replaced and after any call that learnt through
     the arrays path (which may grow them); ``room`` counts the points every tree can still take, and ``make_room``
-    grows the trees when it runs out. Also the kernels' scratch room, one per thread (``scratch``), so that a call
-    allocates nothing and calls from several threads share nothing they write."""
+    grows the trees when it runs out. Also the kernels' scratch room (``scratch``), so that a call allocates nothing."""
 
     def __init__(self, trees: list, widest: float, n_outputs: int):
         self.trees = trees  # the list these were built from (``trees_`` replaced: built again)
@@ -172,7 +170,7 @@ class TypedTrees:
         self.rows = max(capacity(tree.nodes) for tree in self.trees)  # the scratch's room per node
 
     def scratch(self) -> Scratch:
-        """The calling thread's scratch room."""
+        """The scratch room, with room for the trees' nodes."""
         return self._scratch.sized(self.rows)
 
     def make_room(self) -> None:

@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import StrOptions
 from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
-from mondrian._threads import reads
+from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
@@ -52,7 +52,7 @@ class _AMF(OnlineForest):
         params[_PREDICTION] = float(_amf.PREDICTIONS.index(self.prediction))
         return params
 
-    @reads
+    @takes_turns
     def weighted_depth(self, X) -> np.ndarray:
         """Return the aggregation-weighted depth at each row of X, averaged over the trees.
 

@@ -26,7 +26,7 @@ from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
 from mondrian._points import PointStore, empty_lists
 from mondrian._small_blocks import block_hull
-from mondrian._threads import reads
+from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, INCREASING, POSITIVE_FINITE, VOTES
 
 LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
@@ -279,7 +279,7 @@ class _OnlineBSPForest(OnlineForest):
         out /= len(self.trees_)
         return out
 
-    @reads
+    @takes_turns
     def n_leaves(self) -> np.ndarray:
         """Return the number of leaves of each tree.
 

@@ -1,7 +1,7 @@
-"""One model used from several threads (the user guide's threading contract): predictions from many threads at once
-are exact (each call has its own scratch room), and a learning call beside predictions waits for them and they for
-it (a per-model guard): no crash, no wrong row, the same model as learning alone. The concurrent runs go through a
-subprocess with a time limit and no core dump, so that a crash fails a test instead of the suite."""
+"""One model used from several threads (the user guide's threading contract): its calls take turns (a per-model
+reentrant lock), so predictions from many threads are exact and a learning call beside predictions waits for them and
+they for it: no crash, no wrong row, the same model as learning alone. The concurrent runs go through a subprocess
+with a time limit and no core dump, so that a crash fails a test instead of the suite."""
 
 import copy
 import pickle
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from test_hard_inputs import ONLINE
 
-from mondrian._threads import ModelGuard, guard_of
+from mondrian._threads import turns_of
 
 TIME_LIMIT = 300  # seconds for one subprocess scenario (numba's cache makes them take a few seconds)
 HANG_REPORT = f"import faulthandler; faulthandler.dump_traceback_later({TIME_LIMIT - 30}, exit=True)\n"
@@ -128,68 +128,28 @@ def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
     assert "bad 0 [] same True" in done.stdout, done.stdout
 
 
-def test_the_guard_lets_readers_share_and_a_writer_run_alone():
-    guard, events, inside = ModelGuard(), [], []
-    guard.acquire_read()
-    guard.acquire_read()  # readers share, and a reader may read again
-
-    def writer():
-        guard.acquire_write()
-        inside.append("writer")
-        guard.acquire_write()  # the writer's thread may learn again inside its call
-        guard.acquire_read()  # and read
-        guard.release_read()
-        guard.release_write()
-        guard.release_write()
-        events.append("written")
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    thread.join(0.2)
-    assert inside == []  # waits for the readers in flight
-    guard.release_read()
-    guard.release_read()
+def test_calls_on_one_model_take_turns_and_a_call_may_call_another():
+    """A prediction waits while another thread learns (and a learner while another thread predicts); the thread
+    in a call may make other calls on the model inside it (learn_one passes its sample to partial_fit)."""
+    rng = np.random.default_rng(0)
+    model = ONLINE["mf-clf"]().fit(rng.random((50, 2)), np.arange(50) % 2)
+    events = []
+    with turns_of(model):  # this thread is inside a call
+        thread = threading.Thread(target=lambda: (model.predict(rng.random((3, 2))), events.append("predicted")))
+        thread.start()
+        thread.join(0.3)
+        assert events == []  # waits for the call in flight
+        model.learn_one(np.array([0.5, 0.5]), 1)  # a call inside a call, in the same thread
     thread.join(5)
-    assert events == ["written"]
-    guard.acquire_write()
-    reader = threading.Thread(target=lambda: (guard.acquire_read(), events.append("read"), guard.release_read()))
-    reader.start()
-    reader.join(0.2)
-    assert events == ["written"]  # a reader waits while another thread learns
-    guard.release_write()
-    reader.join(5)
-    assert events == ["written", "read"]
+    assert events == ["predicted"]
 
 
-def test_a_model_its_copies_and_its_unpickled_twins_each_have_a_guard_of_their_own():
+def test_a_model_its_copies_and_its_unpickled_twins_each_have_a_lock_of_their_own():
     model = ONLINE["amf-clf"]().fit(np.random.default_rng(0).random((50, 2)), np.arange(50) % 2)
     model.predict_one(np.array([0.5, 0.5]))
-    twins = [pickle.loads(pickle.dumps(model)), copy.deepcopy(model)]
-    assert not any(name.startswith("_guard") for name in vars(model))  # beside the model, not in it
+    twins = [pickle.loads(pickle.dumps(model)), copy.deepcopy(model), copy.copy(model)]
+    assert not any("turn" in name or "lock" in name for name in vars(model))  # beside the model, not in it
     for twin in twins:
         assert twin.predict_one(np.array([0.5, 0.5])) == model.predict_one(np.array([0.5, 0.5]))
-        assert guard_of(twin) is not guard_of(model)
-    assert guard_of(model) is guard_of(model)
-
-
-def test_a_waiting_learner_goes_before_new_readers_and_a_reader_cannot_learn_inside_its_call():
-    """Readers one after the other never keep a learner waiting for ever: one arriving while a learner waits waits
-    behind it (a thread already reading reads again at once)."""
-    guard, events = ModelGuard(), []
-    guard.acquire_read()
-    writer = threading.Thread(target=lambda: (guard.acquire_write(), events.append("write"), guard.release_write()))
-    writer.start()
-    while not guard._waiting:
-        pass
-    reader = threading.Thread(target=lambda: (guard.acquire_read(), events.append("read"), guard.release_read()))
-    reader.start()
-    reader.join(0.2)
-    guard.acquire_read()  # this thread is reading already: not held back by the learner waiting
-    guard.release_read()
-    assert events == []
-    with pytest.raises(RuntimeError, match="cannot learn inside it"):
-        guard.acquire_write()
-    guard.release_read()
-    writer.join(5)
-    reader.join(5)
-    assert events == ["write", "read"]
+        assert turns_of(twin) is not turns_of(model)
+    assert turns_of(model) is turns_of(model)
