@@ -104,8 +104,16 @@ print("outcomes", outcomes)
 )
 
 
-@pytest.mark.parametrize("kind", ["partial_fit", "progressive", "fit-again"])
-@pytest.mark.parametrize("name", ONLINE)
+# fit learns into new trees, dropped on failure, the same way for every forest: one estimator per kernel family
+FIT_AGAIN = [
+    pytest.param(name, "fit-again", id=f"{name}-fit-again") for name in ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")
+]
+LONG_CALLS = [
+    pytest.param(name, kind, id=f"{name}-{kind}") for kind in ("partial_fit", "progressive") for name in ONLINE
+]
+
+
+@pytest.mark.parametrize(("name", "kind"), LONG_CALLS + FIT_AGAIN)
 def test_an_interrupt_anywhere_in_a_long_call_leaves_the_model_as_before(name, kind):
     """Interrupts at random points of a long call (a model that learnt 300 rows learning 10,000 more, doubled until
     they take 0.4 s): each raises KeyboardInterrupt with the model's pickled state equal to the one before the call,
@@ -113,12 +121,12 @@ def test_an_interrupt_anywhere_in_a_long_call_leaves_the_model_as_before(name, k
     may find it whole (then the model is the one the call completed)."""
     if kind == "progressive" and "orf" in name:
         pytest.skip("ORF has no progressive validation")
-    done = run_isolated(LONG_CALL.format(name=name, kind=kind, runs=4))
+    done = run_isolated(LONG_CALL.format(name=name, kind=kind, runs=3))
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     outcomes = eval(done.stdout.split("outcomes ", 1)[1])
     allowed = ("raised, as before, continues", "late, whole, continues", "not sent, whole, continues")
     assert all(outcome in allowed for outcome in outcomes), done.stdout
-    assert outcomes.count("raised, as before, continues") >= 3, done.stdout
+    assert outcomes.count("raised, as before, continues") >= 2, done.stdout
 
 
 SHORT_CALLS = (
