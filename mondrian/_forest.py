@@ -517,16 +517,16 @@ class OnlineForest(BaseEstimator):
         return self
 
     def _start_or_continue(self, X, y, classes):
-        """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call."""
+        """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call. Called inside
+        ``_whole_or_unchanged``, which restores what validation set if it fails (a bad random_state raises in
+        ``_new_trees``, after validation set n_features_in_)."""
         first = not hasattr(self, "trees_")
-        with unchanged_on_failure(self):
-            lifetime = self._check_params()
-            if not first:
-                self._check_unchanged(lifetime)
-            X, targets = self._validated(X, y, classes, reset=first)
-            self._check_range(X, None if first else self.trees_[0])
-            # inside the guard: a bad random_state raises here, after validation set n_features_in_
-            trees = self._new_trees(X.shape[1], lifetime) if first else self.trees_
+        lifetime = self._check_params()
+        if not first:
+            self._check_unchanged(lifetime)
+        X, targets = self._validated(X, y, classes, reset=first)
+        self._check_range(X, None if first else self.trees_[0])
+        trees = self._new_trees(X.shape[1], lifetime) if first else self.trees_
         return X, targets, trees
 
     def _partial_fit(self, X, y, classes=None):
