@@ -39,7 +39,7 @@ from mondrian._bsp_nodes import (
     with_pool_room,
     with_room,
 )
-from mondrian._compile import drives, kernel
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
@@ -541,7 +541,6 @@ def _with_room_for(tree, start, end, need):
     return with_room(tree, max(int(nodes * n) + 1, need), max(int(hulls * n) + 1, need + 1))
 
 
-@drives(_insert_points)
 def learn(
     tree, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling, rng
 ):

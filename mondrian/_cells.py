@@ -11,9 +11,9 @@ lam, x's cell is the first node of its path whose split time is >= lam. A cell w
 
 import numpy as np
 
-from mondrian._compile import drives, kernel
+from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE
-from mondrian._process import partition_around_from, sample_partition_around
+from mondrian._process import sample_partition_around
 from mondrian._route import path_of
 
 
@@ -21,7 +21,6 @@ def n_stats(n_outputs: int) -> int:
     return 1 + n_outputs
 
 
-@drives(partition_around_from)
 def sample(tree, X, lifetime, rng):
     """MP(lifetime, the root's box) around the points X into ``tree`` (its root row set, nothing below); returns the
     grown tree and the leaf of each point."""

@@ -1,17 +1,21 @@
-"""How the kernels are compiled (``kernel``), and the first compile, announced. numba compiles a kernel the first time
-it runs on a machine (4 to 8 s for an estimator's first fit, about 30 s for the BSP forests, measured by ``make bench``)
-and loads it from its cache afterwards; a user waiting for a first ``fit`` is told so once per process, on the
-``mondrian`` logger at WARNING (shown by Python's last-resort handler when logging is not configured;
-``logging.getLogger("mondrian").setLevel(logging.ERROR)`` silences it).
+"""How the kernels are compiled (``kernel``), and a compile, announced. numba compiles a kernel the first time it runs
+on a machine and loads it from its cache afterwards: ``make bench`` measured an estimator's first fit in a fresh process
+at 6.5 to 11.6 s with an empty cache for the Mondrian, AMF and partition forests, 28 s for the online random forest and
+52 to 54 s for the BSP forests, and 2.4 to 4.0 s once cached (2 cores; results/BENCHMARKS.md, "The first fit"); longer
+on a loaded machine. When numba starts compiling one of the library's kernels, the user is told so once per process
+and estimator, on the ``mondrian`` logger at WARNING (shown by Python's last-resort handler when logging is not
+configured; ``logging.getLogger("mondrian").setLevel(logging.ERROR)`` silences it).
 """
 
 import logging
-import os
+import sys
 
 import numba
+import numba.core.event
+from sklearn.base import BaseEstimator
 
 logger = logging.getLogger("mondrian")
-_announced = False
+_announced: set[str] = set()  # what the compile notice named in this process (``_announce``)
 
 
 def kernel(function=None, *, inline="never", refcounts=True):
@@ -34,36 +38,46 @@ def kernel(function=None, *, inline="never", refcounts=True):
     return numba.njit(**options) if function is None else numba.njit(function, **options)
 
 
-def drives(dispatcher):
-    """Mark a Python function as the driver of ``dispatcher`` (a kernel it calls), which its first call compiles:
-    ``announce_first_compile`` reads the kernel's state."""
+class _FirstCompile(numba.core.event.Listener):
+    """Announces a compile of the library's kernels as numba starts it: numba signals one (its ``numba:compile``
+    event) only when neither this process nor its cache on disk holds the kernel for those argument types, so the
+    notice follows whatever kernels a call runs."""
 
-    def mark(driver):
-        driver.kernel = dispatcher
-        return driver
+    def on_start(self, event):
+        function = getattr(event.data.get("dispatcher"), "py_func", None)
+        if getattr(function, "__module__", "").startswith("mondrian."):
+            _announce(_caller())
 
-    return mark
-
-
-def _cached(dispatcher) -> bool:
-    """Whether numba has compiled ``dispatcher`` (or the kernel a driver runs, ``drives``) in this process or has it in
-    its cache on disk (its index file)."""
-    dispatcher = getattr(dispatcher, "kernel", dispatcher)
-    if dispatcher.signatures:
-        return True
-    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
-    return index is None or os.path.exists(index)
+    def on_end(self, event):
+        pass
 
 
-def announce_first_compile(dispatcher, estimator: str) -> None:
-    """Log, once per process, that the kernels ``estimator`` runs are about to be compiled, if ``dispatcher`` (its
-    main kernel) is neither compiled in this process nor cached on disk."""
-    global _announced
-    if _announced or _cached(dispatcher):
+def _caller() -> str:
+    """What the user called that runs the kernel being compiled: the innermost of the library's estimators with a
+    method on this thread's stack (its class), else the outermost function of a public module of the library
+    (``sample_mondrian``, ``MondrianTree.apply``), else "mondrian"."""
+    called, frame = "mondrian", sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, BaseEstimator) and any(c.__module__.startswith("mondrian.") for c in type(owner).__mro__):
+            return type(owner).__name__
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("mondrian.") and not module.startswith("mondrian._"):
+            called = frame.f_code.co_qualname
+        frame = frame.f_back
+    return called
+
+
+def _announce(caller: str) -> None:
+    """Log, once per process for each ``caller``, that its kernels are being compiled."""
+    if caller in _announced:
         return
-    _announced = True
+    _announced.add(caller)
     logger.warning(
-        "mondrian: compiling the kernels of %s for their first run on this machine (about a minute at most; "
-        "numba caches them for the next runs)",
-        estimator,
+        "mondrian: compiling the kernels of %s, which numba's cache does not hold yet (this can take a minute or more "
+        "on a slow machine; numba caches them for the next runs)",
+        caller,
     )
+
+
+numba.core.event.register("numba:compile", _FirstCompile())

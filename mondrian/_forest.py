@@ -19,7 +19,6 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mondrian._compile import announce_first_compile
 from mondrian._interrupts import interrupts_deferred, rollback_ready
 from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
@@ -300,10 +299,6 @@ class OnlineForest(BaseEstimator):
             tree.nodes, tree.stats, X, targets, self._onehot, tree.lifetime, params, tree.rng, prior, out
         )
 
-    def _main_kernel(self):
-        """The kernel whose compiled state tells whether a first run must compile (``announce_first_compile``)."""
-        return self._forecaster.learn
-
     @contextmanager
     def _whole_or_unchanged(self):
         """A learning call's body: it learns all its rows, or raises with the model as before (the attributes it
@@ -325,7 +320,6 @@ class OnlineForest(BaseEstimator):
         return rollback_ready()
 
     def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
-        announce_first_compile(self._main_kernel(), type(self).__name__)
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
         params = self._kernel_params()
         with self._rollback_from(saved, trees, X.shape[0]):
@@ -366,7 +360,6 @@ class OnlineForest(BaseEstimator):
         """The trees as typed lists for the one-sample kernels, built again when stale (see ``TypedTrees``)."""
         typed = self.__dict__.get("_typed_trees")
         if typed is None or typed.trees is not self.trees_:
-            announce_first_compile(self._forecaster.learn_one_forest, type(self).__name__)
             typed = TypedTrees(self.trees_, self._widest_side()[0], self._n_outputs)
             self._typed_trees = typed
         return typed
@@ -544,7 +537,6 @@ class OnlineForest(BaseEstimator):
         """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
         with self._whole_or_unchanged() as saved:
             X, targets, trees = self._start_or_continue(X, y, classes)
-            announce_first_compile(self._main_kernel(), type(self).__name__)
             self.__dict__.pop("_typed_trees", None)
             prior = self._prior()
             params = self._kernel_params()

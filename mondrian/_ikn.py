@@ -28,7 +28,7 @@ in ``_paused``.
 
 import numpy as np
 
-from mondrian._compile import drives, kernel
+from mondrian._compile import kernel
 from mondrian._extend import SPLIT_LEAVES, extend, extend_along, extension_rate, first_outside, path_after
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import sample_block
@@ -235,7 +235,6 @@ def _learn_each(tree, stats, X, y, lifetime, rng):
         learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, 0)
 
 
-@drives(_sample_first)
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Add the points (X, y) to the tree: batch sampling into an empty tree (counts then computed bottom-up), else
     online extension point by point (counts updated along the path). The caller reserved 2 * len(X) nodes. The

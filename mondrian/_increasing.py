@@ -22,7 +22,7 @@ depended on the order of the points). A first batch is learnt point by point.
 
 import numpy as np
 
-from mondrian._compile import drives, kernel
+from mondrian._compile import kernel
 from mondrian._extend import KEEP_LEAVES, SPLIT_LEAVES, extend_along
 from mondrian._leaf_mean import add_prediction, add_target
 from mondrian._nodes import NO_NODE, add_node, capacity
@@ -174,7 +174,6 @@ def _start(tree, stats, first, next_point, X, y, start, end, onehot, scale, rng)
     return lifetime
 
 
-@drives(_start)
 def learn(tree, stats, first, next_point, X, y, start, end, onehot, scale, min_split, rng):
     """Learn points start..end-1 of the store (X, y), points 0..start-1 being in the tree already; the caller
     reserved room for 2 * end nodes. Returns the lifetime reached, lam_end. A first batch sampled at once and the

@@ -9,7 +9,7 @@ this separate kernel, so a smoother forecaster can replace it.
 
 import numpy as np
 
-from mondrian._compile import drives, kernel
+from mondrian._compile import kernel
 from mondrian._extend import SPLIT_LEAVES, extend
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._process import sample_block
@@ -74,7 +74,6 @@ def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
         add_target(stats, leaves[i], y[i], onehot)
 
 
-@drives(_sample_first)
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
     """Add the points (X, y) to the tree: batch sampling into an empty tree, else online extension.
 

@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mondrian._compile import drives, kernel
+from mondrian._compile import kernel
 from mondrian._leaf_mean import add_leaf_mean
 from mondrian._nodes import NO_NODE, add_node, capacity, reserved, reserved_rows
 from mondrian._process import set_split
@@ -607,7 +607,6 @@ def _learn_from(tree, stats, X, y, params, rng, state):
         state[ROW] += 1
 
 
-@drives(_learn_from)
 def learn(tree, stats: LeafStats, X, y, onehot, lifetime, params, rng):
     """n_passes passes over the rows of (X, y) (class indices as floats), in order, each with fresh Poisson
     weights. Returns the (possibly grown) tree and statistics."""

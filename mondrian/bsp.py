@@ -244,9 +244,6 @@ class _OnlineBSPForest(OnlineForest):
     def _store(self, X, targets) -> int:
         return self.points_.append(self._kernel_X(X), targets)
 
-    def _main_kernel(self):
-        return _bsp.learn
-
     def _learn_tree(self, tree: BSPTree, X, targets, first: int, params) -> None:
         tree.keep_points(self.points_.n)
         scale, exponent = self._budget_schedule(tree.lifetime)

@@ -27,7 +27,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian import _cells
-from mondrian._compile import announce_first_compile
 from mondrian._forest import unchanged_on_failure, writeable
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
@@ -154,7 +153,6 @@ class _PartitionForest(BaseEstimator):
         """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
         cell's encoded targets y."""
         check_cells(lifetime, lower, upper, self.max_cells)
-        announce_first_compile(_cells.sample, type(self).__name__)
         trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
 
         def grow(tree: MondrianTree) -> None:
