@@ -12,10 +12,15 @@ the image, the settings it was drawn from and the commit its trials ran at, the 
 tests, weaker readings beside the printed ones) with the measured numbers, their verdicts (experiments.verdicts) and
 the explanation the config records under the claim's key (``explanations``, filled with the evidence's numbers,
 experiments.explanations) whether the claim holds or not, the invariants apart, and a link to the figure's run in the
-MLflow UI (`make ui` serves the committed runs). A figure with no drawn run is not checked, with the reason. Every
+MLflow UI (`make ui` serves the committed runs), and its *trial time* at each profile it has committed evidence for
+(``trial_costs``). A figure with no drawn run is not checked, with the reason. Every
 figure lists what its config records (``unspecified`` and ``readings``): the settings the paper does not give, and the
 readings that differ from the paper's text. The headline counts the ids per category and verdict, and the claims per
 verdict. The report is built once as a document and rendered to Markdown and to HTML (opens offline).
+
+The committed report links to the UI at its default address (``DEFAULT_UI``, `make ui`'s port 5000) whatever ``--ui``
+says, so that its bytes never depend on the machine: another ``--ui`` (`make report PORT=5001`) also writes the same
+report with its links into LOCAL_COPY.
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ from experiments.trial import trial_config
 from experiments.verdicts import LEVELS, REPRODUCED, claim_verdict, id_verdict, printed, readings, tally
 
 PROFILES = ("paper", FALLBACK_PROFILE, "quick")  # which run a figure is reported from, first found first
+COMMITTED = Path("results/REPORT.md")
+DEFAULT_UI = "http://127.0.0.1:5000"  # `make ui`'s default address, the committed report's links
+LOCAL_COPY = Path("results/local/REPORT-evidence.md")  # the committed report linking to another UI address
 PAPERS = {
     "lrt14": "LRT14: Lakshminarayanan, Roy, Teh, *Mondrian forests: efficient online random forests* (NeurIPS 2014)",
     "mgs17": "MGS17: Mourtada, Gaïffas, Scornet, *Universal consistency and minimax rates for online Mondrian "
@@ -86,6 +94,39 @@ RECORD_KINDS = (
 )
 
 
+@dataclass(frozen=True)
+class Cost:
+    """A figure's committed trial runs at one profile: how many, and the sum of their durations."""
+
+    trials: int
+    seconds: float
+
+
+def trial_costs(root: Path, figure_id: str) -> dict[str, Cost]:
+    """profile -> the figure's trial runs in the evidence under ``root`` at that profile (its ``runs.jsonl``): their
+    number and the sum of their ``duration_seconds`` (each trial's wall-clock time on the machine that ran it), in the
+    order of PROFILES, then others by name."""
+    profiles = evidence.profiles_with_evidence(root, figure_id)
+    costs = {}
+    for profile in sorted(profiles, key=lambda p: (PROFILES.index(p) if p in PROFILES else len(PROFILES), p)):
+        lines = (evidence.folder(root, profile, figure_id) / "runs.jsonl").read_text().splitlines()
+        runs = [json.loads(line) for line in lines if line]
+        costs[profile] = Cost(len(runs), sum(run["metrics"]["duration_seconds"] for run in runs))
+    return costs
+
+
+def duration(seconds: float) -> str:
+    """'under 1 s', '42 s', '9 min 05 s', '2 h 46 min'."""
+    whole = round(seconds)
+    if whole == 0:
+        return "under 1 s"
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return "{} min {:02d} s".format(*divmod(whole, 60))
+    return "{} h {:02d} min".format(*divmod(round(seconds / 60), 60))
+
+
 @dataclass
 class FigureReport:
     """One figure id as the report shows it."""
@@ -107,6 +148,7 @@ class FigureReport:
     drawn_at: str = ""
     commit: str = ""  # the code that drew it
     records: dict[str, list[dict] | None] = field(default_factory=dict)  # RecordKind.key -> entries, None: not recorded
+    costs: dict[str, Cost] = field(default_factory=dict)  # profile -> its committed trial runs' time (trial_costs)
 
     def of_kind(self, kind: str) -> list[dict]:
         return [c for c in self.claims if c.get("kind") == kind]
@@ -265,6 +307,9 @@ class EvidenceSource:
         image = next(Path(f) for f in settings["files"] if f.endswith(".png"))
         return Drawn(profile, run["run_id"], run["end_time"], run["tags"], document["claims"], settings, image)
 
+    def costs(self, figure_id: str) -> dict[str, Cost]:
+        return trial_costs(self.root, figure_id)
+
 
 class StoreSource:
     """Drawn figures from an MLflow store (this machine's runs): the latest drawn figure run per figure."""
@@ -307,14 +352,21 @@ class StoreSource:
             image,
         )
 
+    def costs(self, figure_id: str) -> dict[str, Cost]:
+        """The committed evidence's (what running the figure costs, whatever this store holds of it)."""
+        return trial_costs(evidence.ROOT, figure_id)
 
-def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -> FigureReport:
-    """One figure id as the report shows it: its claims each with its verdict and its explanation filled."""
+
+def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str, costs: dict[str, Cost]) -> FigureReport:
+    """One figure id as the report shows it: its claims each with its verdict and its explanation filled, and its
+    ``costs`` (``trial_costs``)."""
     listed, (category, subject) = records(figure_id), classification(figure_id)
     if drawn is None:
         verdict = None if category == ILLUSTRATION else NOT_CHECKED
         reason = not_run_reason(figure_id)
-        return FigureReport(figure_id, description(figure_id), category, subject, verdict, reason, records=listed)
+        return FigureReport(
+            figure_id, description(figure_id), category, subject, verdict, reason, records=listed, costs=costs
+        )
     known = explanations(figure_id)  # those of claims another profile draws wait unused (a test holds the committed)
     claims = [
         {
@@ -341,6 +393,7 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str) -
         drawn_at=datetime.fromtimestamp(drawn.end_time / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC"),
         commit=short_commit(drawn.tags.get("git_commit", "")),
         records=listed,
+        costs=costs,
     )
 
 
@@ -527,7 +580,11 @@ def intro(reports: list[FigureReport], source: str) -> list:
             "its section): `make report` rebuilds this report from them, `make ui` serves them (the links below open "
             "them), `make redraw FIG=<id>` draws a figure again from them. Run a figure on this machine with `make "
             "reproduce-figure FIG=<id>` (its runs go to the local store, its figure to `results/local`); `make "
-            "evidence FIG=<id>` makes a complete local run at a clean commit the committed evidence."
+            "evidence FIG=<id>` makes a complete local run at a clean commit the committed evidence. An id's *trial "
+            "time* (in the table of ids at the profile drawn, in its section at each profile committed) is the sum of "
+            "its committed trial runs' durations (`duration_seconds`, each trial's wall-clock time on the machine that "
+            "ran it): about what running it again takes on one worker of a like machine, drawing it not counted; "
+            f"{duration(sum(c.seconds for r in reports for c in r.costs.values()))} for all the ids."
         ),
     ]
 
@@ -535,9 +592,10 @@ def intro(reports: list[FigureReport], source: str) -> list:
 def figure_blocks(r: FigureReport) -> list:
     blocks = [Heading(3, f"{r.id}: {headline(r)}", anchor=r.id)]
     blocks += [Paragraph(f"{SUBJECT_LEADS[r.category]} {r.subject}."), Paragraph(r.description)]
+    costs = [Paragraph(cost_line(r))] if r.costs else []
     if not r.settings:
-        return [*blocks, Paragraph(f"Not run: {r.reason}."), *record_blocks(r)]
-    blocks += [Image(r.image, r.id), Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}")]
+        return [*blocks, Paragraph(f"Not run: {r.reason}."), *costs, *record_blocks(r)]
+    blocks += [Image(r.image, r.id), Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}"), *costs]
     if r.paper_missing:
         blocks.append(
             Paragraph(
@@ -570,6 +628,15 @@ def figure_blocks(r: FigureReport) -> list:
         )
     blocks.append(Paragraph(f"Runs: [the figure's run and its trial runs in the MLflow UI]({r.link})"))
     return blocks
+
+
+def cost_line(r: FigureReport) -> str:
+    """The id's trial time at each profile committed (``trial_costs``)."""
+    each = [
+        f"{duration(cost.seconds)} at profile {profile} ({cost.trials} trial run{'s' if cost.trials != 1 else ''})"
+        for profile, cost in r.costs.items()
+    ]
+    return f"Trial time, the sum of its committed trial runs' durations (`duration_seconds`): {'; '.join(each)}."
 
 
 def claim_row(c: dict) -> list[str]:
@@ -613,13 +680,14 @@ def document(reports: list[FigureReport], source: str) -> list:
             r.id.split("-")[0].upper(),
             r.category,
             f"{r.profile} (other data)" if r.other_data else (r.profile or "-"),
+            duration(r.costs[r.profile].seconds) if r.profile in r.costs else "-",
             tally(r.claims),
             r.invariants_tally(),
             r.verdict or "-",
         ]
         for r in reports
     ]
-    headers = ["id", "paper", "category", "profile", "claims reproduced", "invariants holding", "verdict"]
+    headers = ["id", "paper", "category", "profile", "trial time", "claims reproduced", "invariants holding", "verdict"]
     blocks.append(Table(headers, summary, [(r.verdict or "no-claim").replace(" ", "-") for r in reports]))
     paper = None
     for r in reports:
@@ -700,16 +768,16 @@ def to_html(blocks: list) -> str:
     )
 
 
-def render_report(source, out_dir: Path, ui: str = "http://127.0.0.1:5000") -> tuple[list[FigureReport], str, str]:
+def render_report(source, out_dir: Path, ui: str = DEFAULT_UI) -> tuple[list[FigureReport], str, str]:
     """The report from ``source`` (EvidenceSource or StoreSource) for a file in ``out_dir``: the figures as reported,
     the Markdown and the HTML."""
     ids = sorted(figure_ids(), key=figure_order)
-    reports = [figure_report(i, source.drawn(i), out_dir, ui) for i in ids]
+    reports = [figure_report(i, source.drawn(i), out_dir, ui, source.costs(i)) for i in ids]
     blocks = document(reports, source.name)
     return reports, to_markdown(blocks), to_html(blocks)
 
 
-def build_report(source, out: Path, ui: str = "http://127.0.0.1:5000") -> list[FigureReport]:
+def build_report(source, out: Path, ui: str = DEFAULT_UI) -> list[FigureReport]:
     """Write ``out`` (Markdown) and the same report as HTML beside it; returns the figures as reported."""
     out.parent.mkdir(parents=True, exist_ok=True)
     reports, markdown, page = render_report(source, out.parent, ui)
@@ -722,17 +790,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--uri", help="build from this MLflow store instead of the committed evidence")
     parser.add_argument("--out", type=Path, help="default: results/REPORT.md, or results/local/REPORT.md with --uri")
-    parser.add_argument("--ui", default="http://127.0.0.1:5000", help="the MLflow UI the links point at (make ui)")
+    parser.add_argument(
+        "--ui",
+        default=DEFAULT_UI,
+        help=f"the MLflow UI the links point at (make ui); {COMMITTED} keeps the default, another goes to {LOCAL_COPY}",
+    )
     args = parser.parse_args(argv)
     if args.uri:
         tracking = compose([]).tracking
         out = args.out or Path("results/local/REPORT.md")
         source = StoreSource(Tracker(args.uri, tracking.artifact_root), out.parent / "report-images")
     else:
-        out = args.out or Path("results/REPORT.md")
+        out = args.out or COMMITTED
         source = EvidenceSource()
-    reports = build_report(source, out, args.ui)
+    committed = out.resolve() == COMMITTED.resolve()
+    reports = build_report(source, out, DEFAULT_UI if committed else args.ui)
     print(f"{out} and {out.with_suffix('.html')}: {verdict_counts(reports)}")
+    if committed and args.ui.rstrip("/") != DEFAULT_UI:
+        build_report(source, LOCAL_COPY, args.ui)
+        print(f"{out} links to {DEFAULT_UI} whatever --ui says; the same report linking to {args.ui}: {LOCAL_COPY}")
     unexplained = [
         f"{r.id}: {c['key']} ({c['verdict']})"
         for r in reports

@@ -127,8 +127,8 @@ def test_the_verdict_counts_claims_and_reports_invariants_apart():
     reports, markdown, page = report.render_report(source, Path("results"))
     by_id = {r.id: r for r in reports}
     assert by_id["amf-fig1"].verdict is None and by_id["amf-fig10"].verdict == verdicts.PARTLY
-    assert "| [amf-fig1](#amf-fig1) | AMF | illustration | paper | - | 0/1 | - |" in markdown
-    assert "| [amf-fig10](#amf-fig10) | AMF | paper experiment | paper | 0/1 | - | partly reproduced |" in markdown
+    assert "| [amf-fig1](#amf-fig1) | AMF | illustration | paper | - | - | 0/1 | - |" in markdown
+    assert "| [amf-fig10](#amf-fig10) | AMF | paper experiment | paper | - | 0/1 | - | partly reproduced |" in markdown
     assert (
         "### amf-fig1: illustration (no claim of a paper is checked on it; its invariants are); 1 invariant broken"
         in (markdown)
@@ -143,12 +143,15 @@ def test_the_verdict_counts_claims_and_reports_invariants_apart():
 
 
 class FakeSource:
-    """Drawn figures given as their claims (every other figure not run)."""
+    """Drawn figures given as their claims (every other figure not run), and their costs."""
 
     name = "a fake store"
 
-    def __init__(self, claims: dict[str, list[dict]]):
-        self.claims = claims
+    def __init__(self, claims: dict[str, list[dict]], costs: dict[str, dict] | None = None):
+        self.claims, self.cost_of = claims, costs or {}
+
+    def costs(self, figure_id: str) -> dict:
+        return self.cost_of.get(figure_id, {})
 
     def drawn(self, figure_id: str):
         if figure_id not in self.claims:
@@ -282,3 +285,87 @@ def test_a_figure_not_run_whose_datasets_are_downloads_names_its_offline_profile
     offline = "`make reproduce-figure FIG=bsp-fig3 PROFILE=offline`, then `make evidence FIG=bsp-fig3 PROFILE=offline`"
     assert offline in reason
     assert "`make reproduce-figure FIG=bsp-table1 PROFILE=offline`" in report.not_run_reason("bsp-table1")
+
+
+# -- what a figure costs --------------------------------------------------------------------------------------------
+def write_runs(root: Path, profile: str, figure_id: str, durations: list[float]) -> None:
+    folder = root / profile / figure_id
+    folder.mkdir(parents=True)
+    (folder / "figure.json").write_text("{}")
+    runs = [
+        {"run_id": f"{i:032x}", "metrics": {"duration_seconds": d, "accuracy": 0.5}} for i, d in enumerate(durations)
+    ]
+    (folder / "runs.jsonl").write_text("".join(json.dumps(run) + "\n" for run in runs))
+
+
+def test_a_figures_cost_is_its_trial_runs_durations_summed_at_each_profile(tmp_path):
+    write_runs(tmp_path, "quick", "amf-fig9", [1.5, 2.0])
+    write_runs(tmp_path, "paper", "amf-fig9", [100.0, 20.0, 0.25])
+    write_runs(tmp_path, "mine", "amf-fig9", [7.0])
+    write_runs(tmp_path, "paper", "amf-fig10", [1000.0])
+    costs = report.trial_costs(tmp_path, "amf-fig9")
+    assert costs == {"paper": report.Cost(3, 120.25), "quick": report.Cost(2, 3.5), "mine": report.Cost(1, 7.0)}
+    assert list(costs) == ["paper", "quick", "mine"]  # the order of PROFILES, then others
+    assert report.trial_costs(tmp_path, "amf-fig1") == {}
+
+
+@pytest.mark.parametrize(
+    "seconds, text",
+    [(0.04, "under 1 s"), (0.5, "under 1 s"), (42.4, "42 s"), (59.6, "1 min 00 s"), (545, "9 min 05 s"),
+     (3599.6, "1 h 00 min"), (9948.1, "2 h 46 min"), (90000, "25 h 00 min")],
+)  # fmt: skip
+def test_a_duration_reads_in_the_largest_units_it_needs(seconds, text):
+    assert report.duration(seconds) == text
+
+
+def test_the_report_shows_each_figures_trial_time(monkeypatch):
+    monkeypatch.setattr(report, "figure_ids", lambda: ["amf-fig1"])
+    invariant = Claim("cells tile the box", True, "ok", key="tiles", kind=INVARIANT).as_dict()
+    costs = {"amf-fig1": {"paper": report.Cost(3, 9948.1), "quick": report.Cost(1, 0.2)}}
+    _, markdown, page = report.render_report(FakeSource({"amf-fig1": [invariant]}, costs), Path("results"))
+    assert "| [amf-fig1](#amf-fig1) | AMF | illustration | paper | 2 h 46 min | - | 1/1 | - |" in markdown
+    line = (
+        "Trial time, the sum of its committed trial runs' durations (`duration_seconds`): 2 h 46 min at profile paper "
+        "(3 trial runs); under 1 s at profile quick (1 trial run)."
+    )
+    assert line in markdown
+    assert "drawing it not counted; 2 h 46 min for all the ids." in markdown  # every id at every profile
+    assert "<th>trial time</th>" in page and "<td>2 h 46 min</td>" in page
+
+
+@pytest.fixture
+def two_figures(monkeypatch, tmp_path):
+    """The report of two drawn figures (a fake evidence source), built in an empty folder."""
+    invariant = Claim("cells tile the box", True, "ok", key="tiles", kind=INVARIANT).as_dict()
+    monkeypatch.setattr(report, "figure_ids", lambda: ["amf-fig1", "amf-fig2"])
+    monkeypatch.setattr(report, "EvidenceSource", lambda: FakeSource({"amf-fig1": [invariant], "amf-fig2": []}))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def links(path: Path) -> set[str]:
+    return set(re.findall(r"\((http://[^/]+)/#/runs/", path.read_text()))
+
+
+def test_make_report_writes_the_committed_report_with_the_default_links(two_figures, capsys):
+    report.main(["--ui", "http://127.0.0.1:5000/"])
+    assert links(two_figures / "results/REPORT.md") == {"http://127.0.0.1:5000"}
+    assert not (two_figures / "results/local").exists()
+
+
+def test_another_ui_address_goes_to_a_local_copy_never_into_the_committed_report(two_figures, capsys):
+    report.main(["--ui", "http://127.0.0.1:5001"])
+    assert links(two_figures / "results/REPORT.md") == {"http://127.0.0.1:5000"}
+    assert links(two_figures / "results/local/REPORT-evidence.md") == {"http://127.0.0.1:5001"}
+    assert "5001" in (two_figures / "results/local/REPORT-evidence.html").read_text()
+    assert "5001" not in (two_figures / "results/REPORT.html").read_text()
+    assert (
+        "results/REPORT.md links to http://127.0.0.1:5000 whatever --ui says; the same report linking to "
+        "http://127.0.0.1:5001: results/local/REPORT-evidence.md\n"
+    ) in capsys.readouterr().out
+
+
+def test_a_report_written_elsewhere_links_to_the_ui_asked_for(two_figures):
+    report.main(["--ui", "http://127.0.0.1:5001", "--out", "mine/REPORT.md"])
+    assert links(two_figures / "mine/REPORT.md") == {"http://127.0.0.1:5001"}
+    assert not (two_figures / "results").exists()
