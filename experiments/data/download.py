@@ -1,14 +1,17 @@
-"""HTTP(S) downloads that resume, retry, show progress, verify sha256 and never leave a partial file in place."""
+"""HTTP(S) downloads that resume, retry, show progress, verify sha256 and never leave a partial file in place; a host
+that cannot be resolved fails at once (no network, or a mistyped name: waiting would not help)."""
 
 from __future__ import annotations
 
 import hashlib
 import http.client
 import os
+import socket
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from experiments.progress import progress
 
@@ -26,6 +29,21 @@ def sha256_file(path: Path) -> str:
         while block := f.read(CHUNK):
             h.update(block)
     return h.hexdigest()
+
+
+def unresolved_host(url: str, error: socket.gaierror) -> str:
+    """Why ``url`` cannot be had when its host cannot be resolved, in one line."""
+    reason = error.strerror or str(error)
+    return f"{url}: host {urlsplit(url).hostname} cannot be resolved ({reason}): offline, or a wrong name"
+
+
+def unresolvable(url: str) -> str | None:
+    """``unresolved_host``'s line if the host of ``url`` cannot be resolved now, else None."""
+    try:
+        socket.getaddrinfo(urlsplit(url).hostname, None)
+    except socket.gaierror as error:
+        return unresolved_host(url, error)
+    return None
 
 
 def _request(url: str, offset: int, timeout: float):
@@ -74,7 +92,8 @@ def download(
     The body goes to ``dest.part``; a dropped connection is resumed with an HTTP Range request (or started again
     when the server ignores ranges). Only a complete file whose sha256 matches (when one is given) is renamed to
     ``dest``; a mismatch discards the partial file and tries again from scratch, up to ``retries`` attempts. After
-    transient failures the partial file stays, so that the next call resumes it.
+    transient failures the partial file stays, so that the next call resumes it. A host that cannot be resolved, and
+    HTTP 403, 404 and 410, are not tried again.
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
@@ -88,6 +107,9 @@ def download(
             if isinstance(error, urllib.error.HTTPError) and error.code in (403, 404, 410):
                 part.unlink(missing_ok=True)
                 raise DownloadError(f"{url}: HTTP {error.code} {error.reason}") from error
+            unresolved = error if isinstance(error, socket.gaierror) else getattr(error, "reason", None)  # URLError's
+            if isinstance(unresolved, socket.gaierror):
+                raise DownloadError(unresolved_host(url, unresolved)) from error
             reasons.append(f"{type(error).__name__}: {error}")
             continue
         digest = sha256_file(part)

@@ -29,14 +29,20 @@ class DatasetUnavailable(RuntimeError):
         self.dataset = dataset.name
         self.attempts = attempts
         tried = "\n".join(f"  - {where}: {why}" for where, why in attempts)
-        names = sorted({f.name for s in dataset.sources for f in s.files})
-        by_hand = (
-            f"\nTo provide it by hand, put {', '.join(names)} into {dataset.manual_dir}/ (checked like a download)."
-            if names
-            else ""
-        )
+        by_hand = by_hand_files(dataset)
+        if by_hand:
+            by_hand = f"\nTo provide it by hand, put {by_hand} into {dataset.manual_dir}/ (checked like a download)."
         files = f" (it reads {dataset.derived_from}'s files)" if dataset.derived_from else ""
         super().__init__(f"dataset {dataset.name!r}{files} cannot be had; sources tried in order:\n{tried}{by_hand}")
+
+
+def by_hand_files(dataset: Entry) -> str:
+    """The files that provide a dataset by hand ("" if none do): its sources' (mirrors of one file share its name),
+    as alternatives ("one of: ...") when its sources read different files."""
+    choices = list(dict.fromkeys(tuple(sorted(f.name for f in s.files)) for s in dataset.sources if s.files))
+    if len(choices) <= 1:
+        return ", ".join(choices[0]) if choices else ""
+    return "one of: " + "; ".join(" + ".join(names) for names in choices)
 
 
 def _function(dotted: str):

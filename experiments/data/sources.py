@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from experiments.data.catalog import Entry, FileSpec, Source, data_home
-from experiments.data.download import DownloadError, download, sha256_file
+from experiments.data.download import DownloadError, download, sha256_file, unresolvable
 
 
 class SourceError(RuntimeError):
@@ -163,15 +163,23 @@ def obtain_files(entry: Entry, source: Source, download_missing: bool = True) ->
 
 def openml_frame(source: Source):
     """The dataset of an OpenML source as one DataFrame (features and target), cached by the openml package
-    under the data home; openml checks the file's md5 against the dataset's description."""
+    under the data home; openml checks the file's md5 against the dataset's description. While the server's host
+    cannot be resolved, openml does not try again (seconds of waits): a request fails at once, its cache is read."""
     import openml
 
     openml.config.set_root_cache_directory(str(data_home() / "openml"))
+    offline = unresolvable(openml.config.server)
+    retries = openml.config.connection_n_retries
+    if offline:
+        openml.config.connection_n_retries = 1
     try:
         dataset = openml.datasets.get_dataset(
             source.data_id, download_data=True, download_qualities=False, download_features_meta_data=False
         )
         frame, *_ = dataset.get_data(dataset_format="dataframe")
     except Exception as error:  # openml raises many types: network, server, parsing
-        raise SourceError(f"openml data_id={source.data_id}: {type(error).__name__}: {error}") from error
+        reason = offline or f"{type(error).__name__}: {error}"
+        raise SourceError(f"openml data_id={source.data_id}: {reason}") from error
+    finally:
+        openml.config.connection_n_retries = retries
     return frame
