@@ -156,6 +156,184 @@ def check_names(overrides: list[str], default_profile: str = "paper") -> str | N
     return None
 
 
+TRIAL_GROUPS = ("dataset", "model", "protocol")
+
+
+def figure_runs(figure_id: str) -> dict[str, list[str]]:
+    """The dataset, model and protocol choices of a figure's trials (its ``trials`` and its profiles' grids), read
+    from its config file: group -> names, an empty list for a group its trials leave out (``~dataset``)."""
+    with open(CONF_DIR / "figure" / f"{figure_id}.yaml") as f:
+        figure = yaml.safe_load(f)
+    runs: dict[str, list[str]] = {}
+    for override in figure.get("trials") or []:
+        key, _, name = override.partition("=")
+        if key.lstrip("~") in TRIAL_GROUPS:
+            runs[key.lstrip("~")] = [] if key.startswith("~") else [name]
+    for profile in (figure.get("profiles") or {}).values():
+        grid = profile.get("grid") or []
+        for point in [grid] if isinstance(grid, dict) else grid:
+            for group in set(TRIAL_GROUPS) & set(point):
+                runs.setdefault(group, []).extend(n for n in point[group] if n not in runs[group])
+    return runs
+
+
+def check_figure_choices(overrides: list[str]) -> str | None:
+    """A trial group chosen on the command line that the figure chosen there does not run, as a one-line error: another
+    protocol than the figure's (it measures what the figure draws), or a dataset or model for a figure that runs
+    none. Hydra would fail inside the figure's grid (a setting of the figure's protocol that the other one lacks), or
+    every trial would."""
+    chosen = {}
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        if sep and key in ("figure", *TRIAL_GROUPS) and _simple_values(value):
+            chosen[key] = _simple_values(value)
+    for figure_id in chosen.get("figure", []):
+        runs = figure_runs(figure_id)
+        for group in TRIAL_GROUPS:
+            for name in chosen.get(group, []):
+                if runs.get(group) == []:
+                    return f"figure {figure_id} runs no {group}: leave out {group}={name}"
+                if group == "protocol" and name not in runs[group]:
+                    return f"figure {figure_id} runs protocol {_or(runs[group])}, not {name}: leave out protocol={name}"
+    return None
+
+
+# Settings that count something (trees, points, replicates, repeats, ...): a positive integer.
+_COUNTS = re.compile(r"n_(?!jobs$)\w+|replicates|repeats|\w+_trees")
+
+
+def expected_value(key: str, value, default) -> str | None:
+    """What the setting ``key`` takes, if ``value`` is not that (None if it is): a seed a non-negative integer,
+    ``n_jobs`` -1 or a positive integer, a count a positive integer, any other setting a value of the kind of its
+    config value ``default`` (an integer, a number, true or false, a list; anything where that is null, text or an
+    interpolation). Null is taken by any setting but a seed."""
+    name = key.rsplit(".", 1)[-1]
+    integer = isinstance(value, int) and not isinstance(value, bool)
+    if name == "seed":
+        return None if integer and value >= 0 else "a non-negative integer"
+    if value is None:
+        return None
+    if name == "n_jobs":
+        return None if integer and (value == -1 or value >= 1) else "-1 (one per core) or a positive integer"
+    if _COUNTS.fullmatch(name) and (default is None or type(default) is int):
+        return None if integer and value >= 1 else "a positive integer"
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "true or false"
+    if isinstance(default, int):
+        return None if integer else "an integer"
+    if isinstance(default, float):
+        return None if integer or isinstance(value, float) else "a number"
+    if isinstance(default, list):
+        return None if isinstance(value, list) else "a list"
+    return None
+
+
+def _settings(tree, prefix: str = "") -> dict:
+    """Every setting of a config (as plain containers, unresolved): dotted key -> value, nested ones included."""
+    found = {}
+    for key, value in tree.items():
+        found[f"{prefix}{key}"] = value
+        if isinstance(value, dict):
+            found.update(_settings(value, f"{prefix}{key}."))
+    return found
+
+
+def _close_settings(key: str, settings: dict) -> list[str]:
+    """The settings a mistyped ``key`` may mean: those beside it with a close name, else those anywhere with a close
+    last name (n_jobs -> launcher.n_jobs), else those with a close whole key; closest first."""
+    parent, _, name = key.rpartition(".")
+    last = {k: k.rpartition(".")[2] for k in settings}
+    for candidates in ({k: n for k, n in last.items() if k.rpartition(".")[0] == parent}, last):
+        near = difflib.get_close_matches(name, set(candidates.values()), n=3, cutoff=0.75)
+        if near:
+            return sorted((k for k in candidates if candidates[k] in near), key=lambda k: near.index(last[k]))[:3]
+    return difflib.get_close_matches(key, [k for k in settings if not key.startswith(f"{k}.")], n=3, cutoff=0.8)
+
+
+def unknown_setting(key: str, settings: dict) -> str:
+    """The one-line error for a setting that is not in the config (``settings``, from ``_settings``): the close ones
+    as "did you mean", else the settings beside where it would be."""
+    close = _close_settings(key, settings)
+    if close:
+        return f"unknown setting {key!r}; did you mean {_or(close)}?"
+    parent = key.rpartition(".")[0]
+    while parent and parent not in settings:
+        parent = parent.rpartition(".")[0]
+    node = settings[parent] if parent else {k: v for k, v in settings.items() if "." not in k}
+    if not isinstance(node, dict):
+        return f"unknown setting {key!r}; {parent} is a value, not a group of settings"
+    return f"unknown setting {key!r}; the settings of {parent or 'the config'} are: {brief(sorted(node))}"
+
+
+def _parsed(overrides: list[str]) -> list | None:
+    """Hydra's parse of the overrides (``key=value``, ``~key``, ``+key=value``), None if Hydra cannot parse them (its
+    own error then says why)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    try:
+        lines = [o for o in overrides if not o.startswith("-") and ("=" in o or o.startswith("~"))]  # no --flags
+        return OverridesParser.create().parse_overrides(lines)
+    except HydraException:
+        return None
+
+
+def _group_choice(override) -> str | None:
+    """The override as a config group choice composed from (a multirun's first choice), or None for a setting."""
+    if override.key_or_group not in GROUPS:
+        return None
+    if override.is_sweep_override():
+        first = getattr(override.value(), "list", [None])[0]
+        return f"{override.get_key_element()}={override_value(first)}"
+    return override.input_line
+
+
+def _figure_setting(key: str, overrides: list[str]) -> str | None:
+    """For a setting that is not in the config the command line composes, but in a dataset, model or protocol that
+    the figure chosen runs (its protocol's setting, say): the one-line error that says which choice adds it."""
+    group = key.split(".", 1)[0]
+    figures = [v for o in overrides if o.startswith("figure=") for v in _simple_values(o.partition("=")[2]) or []]
+    if group not in TRIAL_GROUPS or len(figures) != 1:
+        return None
+    for name in figure_runs(figures[0]).get(group, []):
+        if key in _settings(OmegaConf.to_container(compose([f"{group}={name}"]), resolve=False)):
+            return f"{key!r} is a setting of {group} {name}, which figure {figures[0]} runs: add {group}={name}"
+    return None
+
+
+def check_settings(overrides: list[str]) -> str | None:
+    """The first override of a setting that is not in the config (Hydra's error would offer to add it: ``+key=...``),
+    or whose value the setting does not take (which every trial would fail with, ``expected_value``), as a one-line
+    error; None if all are good. The config is composed from the overrides' group choices (their names known:
+    ``check_names``); Hydra's own settings, package overrides and sweeps other than lists (range, glob) are left to
+    Hydra, as is a command line it cannot parse or compose."""
+    parsed = _parsed(overrides)
+    if parsed is None:
+        return None
+    try:
+        root = compose(line for line in map(_group_choice, parsed) if line is not None)
+    except Exception:  # Hydra says why when it composes the same
+        return None
+    settings = _settings(OmegaConf.to_container(root, resolve=False))
+    for override in parsed:
+        key = override.key_or_group
+        if key in GROUPS or key.split(".")[0] == "hydra" or "/" in key or override.package is not None:
+            continue
+        adds = override.is_add() or override.is_force_add()
+        if not adds and key not in settings:
+            return _figure_setting(key, overrides) or unknown_setting(key, settings)
+        sweep = override.value() if override.is_sweep_override() else None
+        if override.is_delete() or (sweep is not None and not hasattr(sweep, "list")):
+            continue
+        for value in sweep.list if sweep is not None else [override.value()]:
+            if isinstance(value, str) and "${" in value:
+                continue  # an interpolation: resolved when the trial runs
+            expected = expected_value(key, value, settings.get(key))
+            if expected is not None:
+                return f"{key}={override_value(value)}: expected {expected}"
+    return None
+
+
 # make's variables for the settings its reproduce-figure and figures targets pass on; other overrides go in ARGS.
 MAKE_VARIABLES = {"figure": "FIG", "profile": "PROFILE"}
 

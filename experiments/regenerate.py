@@ -18,6 +18,7 @@ from experiments.config import (
     CONF_DIR,
     OneLineParser,
     check_names,
+    check_settings,
     compose,
     figure_profiles,
     make_command,
@@ -124,8 +125,9 @@ def same_command(argv: list[str]) -> str:
 
 
 def check_items(parser: OneLineParser, profile: str, figures: list[str], overrides: list[str]) -> None:
-    """Stop with a one-line error (status 2) on an unknown figure id, config group choice or profile, or on a figure
-    or profile given as an override (they are the ids and --profile here)."""
+    """Stop with a one-line error (status 2) on an unknown figure id, config group choice, profile or setting, a
+    setting's value that trials cannot take, or a figure or profile given as an override (they are the ids and
+    --profile here)."""
     known = figure_ids()
     unknown = [figure_id for figure_id in figures if figure_id not in known]
     if unknown:
@@ -143,6 +145,9 @@ def check_items(parser: OneLineParser, profile: str, figures: list[str], overrid
         else:
             what = f"{'no figure' if figures == known else 'none of these figures'} has a profile {profile!r}"
         parser.error(unknown_name("profile", profile, profiles, what))
+    error = check_settings(overrides)
+    if error:
+        parser.error(error)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,14 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from experiments.config import check_names, make_command, python_command, under_make
+from experiments.config import (
+    check_figure_choices,
+    check_names,
+    check_settings,
+    make_command,
+    python_command,
+    under_make,
+)
 from experiments.progress import lines_beside_bars, say
 from experiments.reproduce import reproduce_figure
 from experiments.sweep import SweepInterrupted, interrupted_line
@@ -79,18 +86,21 @@ def main(cfg: DictConfig) -> None:
 
 
 def cli() -> None:
-    """The command line: names checked first (one line with "did you mean" and status 2 for an unknown figure,
-    dataset, model, launcher or profile, where Hydra would list every option or fail deep inside the run), then
-    the Hydra app. A Ctrl-C before the app starts ends with one line too."""
-    error = check_names(sys.argv[1:])
-    if error:
-        say(f"{PROG}: error: {error}", file=sys.stderr)
-        sys.exit(2)
-    lines_beside_bars()
+    """The command line: checked first, each error one line with status 2 (where Hydra would list every option,
+    suggest adding a mistyped key, or fail deep inside the run, or every trial would fail): names ("did you mean" for
+    an unknown figure, dataset, model, launcher or profile), the figure's protocol, settings ("did you mean" for an
+    unknown one) and their values (a seed, a count, n_jobs); then the Hydra app. A Ctrl-C before the app starts ends
+    with one line too."""
+    argv = sys.argv[1:]
     try:
+        error = check_names(argv) or check_figure_choices(argv) or check_settings(argv)
+        if error:
+            say(f"{PROG}: error: {error}", file=sys.stderr)
+            sys.exit(2)
+        lines_beside_bars()
         main()
     except KeyboardInterrupt:
-        say(f"interrupted: nothing ran; start again: {same_command(sys.argv[1:])}", file=sys.stderr)
+        say(f"interrupted: nothing ran; start again: {same_command(argv)}", file=sys.stderr)
         sys.exit(INTERRUPTED)
 
 

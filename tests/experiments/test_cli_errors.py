@@ -1,13 +1,124 @@
-"""The command line's mistakes stop it at once: a host that cannot be resolved is not tried again."""
+"""The command line's mistakes stop it at once, in one line, before any trial runs: a mistyped setting ("did you
+mean"), a value trials cannot take, a protocol the figure does not run, a host that cannot be resolved (no retries)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from experiments import regenerate
+from experiments.config import check_figure_choices, check_settings
 from experiments.data import catalog, download
 from experiments.data.download import DownloadError
 from experiments.data.fetch import DatasetUnavailable
 from experiments.data.sources import SourceError, openml_frame
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHELL_ENV = {key: value for key, value in os.environ.items() if key not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
 UNRESOLVABLE = "nonexistent.invalid"  # .invalid never resolves (RFC 2606)
+
+
+# -- settings: names and values --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        (["launcher.njobs=2"], "unknown setting 'launcher.njobs'; did you mean launcher.n_jobs?"),
+        (["n_jobs=2"], "unknown setting 'n_jobs'; did you mean model.estimator.n_jobs or launcher.n_jobs?"),
+        (["protocol.run.shufle=false"], "unknown setting 'protocol.run.shufle'; did you mean protocol.run.shuffle?"),
+        (["~seeds"], "unknown setting 'seeds'; did you mean seed?"),
+        (["launcher.foo=1"], "unknown setting 'launcher.foo'; the settings of launcher are: _target_, n_jobs"),
+        (["seed=abc"], "seed=abc: expected a non-negative integer"),
+        (["seed=-1"], "seed=-1: expected a non-negative integer"),
+        (["seed=1.5"], "seed=1.5: expected a non-negative integer"),
+        (["--multirun", "seed=0,1,x"], "seed=x: expected a non-negative integer"),  # each value of a sweep
+        (["launcher.n_jobs=-3"], "launcher.n_jobs=-3: expected -1 (one per core) or a positive integer"),
+        (["launcher.n_jobs=0"], "launcher.n_jobs=0: expected -1 (one per core) or a positive integer"),
+        (["model.estimator.n_estimators=0"], "model.estimator.n_estimators=0: expected a positive integer"),
+        (["protocol=leaf_count", "protocol.run.replicates=-5"], "protocol.run.replicates=-5: expected a positive"),
+        (["+protocol.run.n_points=0"], "protocol.run.n_points=0: expected a positive integer"),  # added: no default
+        (["allow_missing=yes"], "allow_missing=yes: expected true or false"),
+        (["model.estimator.lifetime=.inf"], "model.estimator.lifetime=.inf: expected a number"),  # Hydra's is inf
+        (
+            ["figure=theory-leaves", "protocol.run.replicates=100"],
+            "'protocol.run.replicates' is a setting of protocol leaf_count, which figure theory-leaves runs: add "
+            "protocol=leaf_count",
+        ),
+    ],
+)
+def test_a_setting_that_is_not_there_or_a_value_it_cannot_take_is_one_line(overrides, expected):
+    error = check_settings(overrides)
+    assert error is not None and error.startswith(expected) and "\n" not in error
+
+
+def test_good_settings_and_what_only_hydra_knows_pass():
+    good = [
+        "seed=3", "launcher.n_jobs=-1", "launcher.n_jobs=2", "model.estimator.n_jobs=null", "dataset.load.n_samples=10",
+        "protocol.run.log_every=null", "protocol.run.shuffle=false", "+protocol.run.final_passes=2", "hydra.run.dir=/x",
+        "hydra/launcher=basic", "tracking.uri=sqlite:///x.db", "seed=${oc.env:SEED,0}", "seed=range(3)", "-m",
+    ]  # fmt: skip
+    assert check_settings(good) is None
+    assert check_settings(["figure=theory-leaves", "protocol=leaf_count", "protocol.run.replicates=100"]) is None
+    assert check_settings(["launcher=dask", "launcher.address=tcp://127.0.0.1:8786"]) is None
+    assert check_settings(["~dataset", "~model", "protocol=leaf_count", "protocol.run.dim=3"]) is None
+
+
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        (["figure=theory-leaves", "protocol=online"], "figure theory-leaves runs protocol leaf_count, not online: "),
+        (["figure=bsp-fig2", "protocol=online"], "figure bsp-fig2 runs protocol bsp_online or bsp_order, not online"),
+        (["figure=theory-leaves", "dataset=adult"], "figure theory-leaves runs no dataset: leave out dataset=adult"),
+    ],
+)
+def test_a_protocol_the_figure_does_not_run_is_one_line(overrides, expected):
+    assert check_figure_choices(overrides).startswith(expected)
+
+
+def test_the_figures_own_choices_pass():
+    assert check_figure_choices(["figure=theory-leaves", "protocol=leaf_count"]) is None
+    assert check_figure_choices(["figure=bsp-fig2", "protocol=bsp_order"]) is None
+    assert check_figure_choices(["figure=amf-fig10", "dataset=adult", "model=amf_classifier"]) is None
+    assert check_figure_choices(["protocol=online"]) is None  # an ad-hoc trial runs any protocol
+
+
+def one_line_error(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        (["launcher.njobs=2"], "unknown setting 'launcher.njobs'; did you mean launcher.n_jobs?"),
+        (["seed=abc"], "seed=abc: expected a non-negative integer"),
+        (["protocol=online"], "figure theory-leaves runs protocol leaf_count, not online: leave out protocol=online"),
+    ],
+)
+def test_the_command_stops_before_hydra_and_any_trial(overrides, expected, tmp_path):
+    store = [f"tracking.uri=sqlite:///{tmp_path}/mlflow.db", f"hydra.run.dir={tmp_path}/hydra"]
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.run", "figure=theory-leaves", "profile=quick", *overrides, *store],
+        cwd=REPO_ROOT, env=SHELL_ENV, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert one_line_error(done) == f"python -m experiments.run: error: {expected}"
+    assert not (tmp_path / "hydra").exists() and not (tmp_path / "mlflow.db").exists()  # nothing ran, nothing stored
+
+
+def test_regenerate_checks_the_settings_too(capsys):
+    for argv, expected in [
+        (["theory-leaves", "launcher.njobs=2"], "unknown setting 'launcher.njobs'; did you mean launcher.n_jobs?"),
+        (["theory-leaves", "seed=abc"], "seed=abc: expected a non-negative integer"),
+    ]:
+        with pytest.raises(SystemExit) as stopped:
+            regenerate.main(argv)
+        assert stopped.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"python -m experiments.regenerate: error: {expected}\n"
 
 
 # -- a host that cannot be resolved ---------------------------------------------------------------------------------
