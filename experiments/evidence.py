@@ -15,9 +15,8 @@ out) and writes ``results/evidence/<profile>/<id>/``:
 
 It then redraws the committed figure and tables (``results/figures``, ``results/tables``) from those files alone, with
 the code of the checkout, and records the claims that drawing gives. Nothing else writes into the evidence: local runs
-draw into ``results/local``. ``redraw [FIG ...]`` draws committed figures again from their evidence (no trial runs);
-``import`` loads every evidence into an MLflow store with its original run ids and times (`make ui` does it), so that
-the report's links open the runs.
+draw into ``results/local``. ``redraw [FIG ...]`` draws committed figures again from their evidence (no trial runs).
+`make ui` serves the evidence from a store of its own (experiments.evidence_store), never the local one.
 """
 
 from __future__ import annotations
@@ -25,36 +24,24 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import sqlite3
 import sys
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from unittest import mock
 
 import pandas as pd
-from joblib import Parallel, delayed
-from mlflow.entities import ViewType
-from mlflow.exceptions import MlflowException
-from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import compose
-from experiments.progress import progress
 from experiments.provenance import git_commit, is_clean, same_code
 from experiments.reproduce import draw, figure_trials, settings_used
-from experiments.store import sqlite_file
-from experiments.tracking import RunRecord, Tracker, claims_note
-from experiments.trial import run_names, trial_hash, trial_name
+from experiments.tracking import RunRecord, Tracker
+from experiments.trial import trial_hash
 from experiments.verdicts import tally
 
 ROOT = Path("results/evidence")
 BIG = 1_000_000  # bytes of CSV above which a blocks file is written as Parquet
 # Tags a run's record leaves out: its name is recorded beside them, a figure run's description is its claims' table
-# (written again from the recorded claims on import, which a redraw may have changed).
+# (written again from the recorded claims into the evidence's store, as a redraw may have changed them).
 _UNRECORDED = frozenset({MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE})
 
 
@@ -310,164 +297,6 @@ def _complete_figure_run(tracker: Tracker, figure_id: str, profile: str, hashes:
     return max(drawn, key=lambda r: r.info.end_time or r.info.start_time)
 
 
-# -- import into a store -----------------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _next_run_id(run_id: str) -> Iterator[None]:
-    """The next run the SQL store creates gets ``run_id`` (it draws run ids from uuid4; MLflow has no other way to
-    give a run a chosen id)."""
-    with mock.patch("uuid.uuid4", return_value=uuid.UUID(hex=run_id)):
-        yield
-
-
-class _Runs:
-    """Which runs the store holds: asked of the store run by run, or, for a store that held none when the import
-    began (``fresh``), the runs the import created (a query per run was a tenth of the import's time)."""
-
-    def __init__(self, tracker: Tracker, fresh: bool):
-        self.tracker, self.created = tracker, set() if fresh else None
-
-    def there(self, run_id: str) -> bool:
-        if self.created is not None:
-            return run_id in self.created
-        try:
-            self.tracker.client.get_run(run_id)
-            return True
-        except MlflowException:
-            return False
-
-    def create(self, figure_id: str, run_id: str, name: str, start: int, tags: dict) -> str:
-        """Create the run under ``run_id``; returns its artifact URI."""
-        with _next_run_id(run_id):
-            run = self.tracker.client.create_run(
-                self.tracker.experiment_id(figure_id), start_time=start, tags=tags, run_name=name
-            )
-        if self.created is not None:
-            self.created.add(run_id)
-        return run.info.artifact_uri
-
-
-def _holds_no_runs(tracker: Tracker) -> bool:
-    """The store holds no run, deleted ones included."""
-    experiments = [e.experiment_id for e in tracker.client.search_experiments(view_type=ViewType.ALL)]
-    return not experiments or not tracker.client.search_runs(experiments, run_view_type=ViewType.ALL, max_results=1)
-
-
-@contextmanager
-def _commits_unflushed(store: Path) -> Iterator[None]:
-    """Inside the block, SQLite's connections to the ``store`` file commit without waiting for the disk (``PRAGMA
-    synchronous=OFF``: each of the four or so commits per imported run waited for it, a fifth of the import's time);
-    after it, they wait again as before. For a store that held no runs: a power loss during the import could corrupt
-    the file, which then holds nothing but what the import wrote (import again into a new file)."""
-    store = store.resolve()
-    changed: dict[int, tuple[sqlite3.Connection, int]] = {}
-
-    def unflushed(connection, _record, _proxy) -> None:
-        if id(connection) in changed or not any(
-            file and Path(file).resolve() == store for _, _, file in connection.execute("PRAGMA database_list")
-        ):
-            return
-        changed[id(connection)] = (connection, connection.execute("PRAGMA synchronous").fetchone()[0])
-        connection.execute("PRAGMA synchronous=OFF")
-
-    event.listen(Engine, "checkout", unflushed)
-    try:
-        yield
-    finally:
-        event.remove(Engine, "checkout", unflushed)
-        for connection, before in changed.values():
-            with suppress(sqlite3.ProgrammingError):  # closed since
-                connection.execute(f"PRAGMA synchronous={int(before)}")
-
-
-def import_figure(tracker: Tracker, evidence: FigureEvidence, runs: _Runs) -> int:
-    """Load one figure's evidence into the store under its original run ids, times and tags, the figure run with its
-    claims' table as its description, the trial runs named as a sweep of them names them today (runs already there
-    are left alone, ``runs`` says which are there; the experiment gets the tags the UI reads even then); returns
-    the number of runs created."""
-    created = 0
-    parent = evidence.run
-    tracker.experiment_id(evidence.figure_id)
-    if not runs.there(parent["run_id"]):
-        tags = {**parent["tags"], MLFLOW_RUN_NOTE: claims_note(evidence.claims)}
-        runs.create(evidence.figure_id, parent["run_id"], parent["name"], parent["start_time"], tags)
-        for path in evidence.settings.get("files", []):
-            if Path(path).exists():
-                tracker.client.log_artifact(parent["run_id"], path)
-        tracker.client.log_dict(parent["run_id"], {"claims": evidence.claims}, "claims.json")
-        tracker.client.log_dict(parent["run_id"], evidence.settings, "settings.json")
-        tracker.client.set_terminated(parent["run_id"], "FINISHED", parent["end_time"])
-        created += 1
-    names, parent_id = run_names([run.trial for run in evidence.runs]), parent["run_id"]
-    for run in evidence.runs:
-        if runs.there(run.run_id):
-            continue
-        start, end = evidence.times[run.run_id]
-        tags = {**evidence.tags[run.run_id], "trial_name": trial_name(run.trial), MLFLOW_PARENT_RUN_ID: parent_id}
-        artifacts = runs.create(evidence.figure_id, run.run_id, names[trial_hash(run.trial)], start, tags)
-        tracker.log_record(run, artifacts)
-        tracker.client.set_terminated(run.run_id, "FINISHED", end)
-        created += 1
-    return created
-
-
-def import_all(tracker: Tracker, root: Path = ROOT, n_jobs: int = -1) -> int:
-    """Load every committed evidence into the store (see import_figure); returns the number of runs created. A store
-    that holds no runs takes the figures on ``n_jobs`` processes (joblib's convention: -1 for every core), each
-    figure the runs no figure before it holds (``_fresh_import``); a store with runs takes them one by one."""
-    if sqlite_file(tracker.uri) is None:
-        raise ValueError(f"evidence is imported into a SQLite store only (run ids are kept), not {tracker.uri}")
-    figures = [(path.parent.parent.name, path.parent.name) for path in sorted(Path(root).glob("*/*/figure.json"))]
-    if _holds_no_runs(tracker):
-        return _fresh_import(tracker, root, figures, n_jobs)
-    runs, created = _Runs(tracker, fresh=False), 0
-    with progress(figures, desc="importing the evidence", unit="figure") as bar:
-        for profile, figure_id in bar:
-            bar.set_postfix_str(figure_id)
-            created += import_figure(tracker, read(root, profile, figure_id), runs)
-    return created
-
-
-def _run_ids(root: Path, profile: str, figure_id: str) -> list[str]:
-    """The runs of a figure's evidence: its figure run, then its trial runs."""
-    document, rows = _documents(folder(root, profile, figure_id))
-    return [document["run"]["run_id"], *(row["run_id"] for row in rows)]
-
-
-def _fresh_import(tracker: Tracker, root: Path, figures: list[tuple[str, str]], n_jobs: int) -> int:
-    """import_all into a store that holds no runs, the figures on ``n_jobs`` processes (MLflow's writing of a run,
-    in Python, is most of the time; SQLite takes their commits in turn). A run that several figures' evidence holds
-    (a trial the harness reused) is created by the first of them in order, as one process would: each figure is
-    told the runs before it. The experiments are created first, here (and tagged as the UI reads them)."""
-    root, ids = Path(root).resolve(), [_run_ids(root, *figure) for figure in figures]  # workers may be elsewhere
-    seen, taken = set(), []
-    for run_ids in ids:
-        taken.append(seen.intersection(run_ids))
-        seen.update(run_ids)
-    for figure_id in dict.fromkeys(figure_id for _, figure_id in figures):
-        tracker.experiment_id(figure_id)
-    uri = f"sqlite:///{sqlite_file(tracker.uri).resolve()}"
-    artifact_root = None if tracker.artifact_root is None else str(tracker.artifact_root)
-    largest_first = sorted(range(len(figures)), key=lambda k: -len(ids[k]))  # no large figure left for the end
-    jobs = [delayed(_import_into_fresh)(uri, artifact_root, root, *figures[k], taken[k]) for k in largest_first]
-    created = 0
-    with progress(total=len(jobs), desc="importing the evidence", unit="figure") as bar:
-        for count in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
-            created += count
-            bar.update()
-    return created
-
-
-def _import_into_fresh(uri: str, artifact_root: str | None, root: Path, profile: str, figure_id: str, taken) -> int:
-    """One figure's share of ``_fresh_import``, in a worker: its runs but those a figure before it takes."""
-    tracker = Tracker(uri, artifact_root)  # MLflow keeps the store it opened in the process: 10-20 ms after the first
-    runs = _Runs(tracker, fresh=True)
-    runs.created.update(taken)
-    with _commits_unflushed(sqlite_file(uri)):
-        return import_figure(tracker, read(root, profile, figure_id), runs)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.evidence", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -478,9 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     redrawing.add_argument(
         "figures", nargs="*", help="figure ids (default: every figure with evidence; an id without evidence is skipped)"
     )
-    importing = commands.add_parser("import", help="every evidence into the store, with its run ids")
-    for command in (exporting, importing):
-        command.add_argument("--uri", help="the MLflow store (default: the harness's, tracking.uri)")
+    exporting.add_argument("--uri", help="the MLflow store (default: the harness's, tracking.uri)")
     args = parser.parse_args(argv)
     if args.command == "redraw":
         targets = [p.parent for p in sorted(ROOT.glob("*/*/figure.json"))]
@@ -495,9 +322,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     tracking = compose([]).tracking
     tracker = Tracker(args.uri or tracking.uri, tracking.artifact_root)
-    if args.command == "import":
-        print(f"{import_all(tracker)} runs imported into {tracker.uri} from {ROOT}")
-        return 0
     try:
         target = export(tracker, args.figure, args.profile)
     except (IncompleteRun, MixedCode) as error:

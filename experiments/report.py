@@ -47,6 +47,7 @@ from experiments.regenerate import figure_ids
 from experiments.reproduce import FALLBACK_PROFILE, catalog_name, profile_settings
 from experiments.tracking import Tracker
 from experiments.trial import trial_config
+from experiments.ui import figure_run_url
 from experiments.verdicts import LEVELS, REPRODUCED, claim_verdict, id_verdict, printed, readings, tally
 
 PROFILES = ("paper", FALLBACK_PROFILE, "quick")  # which run a figure is reported from, first found first
@@ -179,6 +180,14 @@ def figure_order(figure_id: str) -> tuple:
     )
 
 
+def evidence_experiment_ids(root: Path) -> dict[str, int]:
+    """The experiment id of each figure in the committed evidence's own store (experiments.evidence_store numbers
+    them from 1 in the report's order), which the committed report's links name: a run's page opens in the UI's
+    machine-learning view only at its experiment's address."""
+    ids = sorted({path.parent.name for path in Path(root).glob("*/*/figure.json")}, key=figure_order)
+    return {figure_id: k for k, figure_id in enumerate(ids, start=1)}
+
+
 def description(figure_id: str) -> str:
     """The figure config's leading comment: what the figure shows and with which settings."""
     lines = []
@@ -282,6 +291,7 @@ class Drawn:
     """A figure's drawn run as a source gives it."""
 
     profile: str
+    experiment_id: str  # in the store the report links to
     run_id: str
     end_time: int  # ms
     tags: dict[str, str]
@@ -305,7 +315,10 @@ class EvidenceSource:
         document = json.loads((evidence.folder(self.root, profile, figure_id) / "figure.json").read_text())
         run, settings = document["run"], document["settings"]
         image = next(Path(f) for f in settings["files"] if f.endswith(".png"))
-        return Drawn(profile, run["run_id"], run["end_time"], run["tags"], document["claims"], settings, image)
+        experiment_id = str(evidence_experiment_ids(self.root)[figure_id])
+        return Drawn(
+            profile, experiment_id, run["run_id"], run["end_time"], run["tags"], document["claims"], settings, image
+        )
 
     def costs(self, figure_id: str) -> dict[str, Cost]:
         return trial_costs(self.root, figure_id)
@@ -344,6 +357,7 @@ class StoreSource:
                 claim.setdefault(name, value)
         return Drawn(
             run.data.tags.get("profile", ""),
+            run.info.experiment_id,
             run.info.run_id,
             run.info.end_time or run.info.start_time,
             dict(run.data.tags),
@@ -389,7 +403,7 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str, c
         other_data=other_data(figure_id, drawn.profile),
         image=relative(drawn.image, out_dir),
         tables=[relative(Path(f), out_dir) for f in drawn.settings.get("files", []) if f.endswith((".md", ".csv"))],
-        link=f"{ui.rstrip('/')}/#/runs/{drawn.run_id}",
+        link=figure_run_url(ui, drawn.experiment_id, drawn.run_id),
         drawn_at=datetime.fromtimestamp(drawn.end_time / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC"),
         commit=short_commit(drawn.tags.get("git_commit", "")),
         records=listed,

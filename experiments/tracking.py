@@ -29,11 +29,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
-from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import CONF_DIR, figure_profiles, flatten
@@ -42,7 +42,7 @@ from experiments.store import open_client
 from experiments.trial import TrialOutcome
 from experiments.verdicts import INVARIANT, claim_verdict, printed, tally
 
-_PARAM_MAX_LENGTH = 6000
+PARAM_MAX_LENGTH = 6000
 _NOTE_MAX_LENGTH = 8000  # characters of a run's tag value
 # An experiment's type as the MLflow UI writes it when one picks "machine learning" rather than GenAI for it.
 KIND_TAG, MACHINE_LEARNING = "mlflow.experimentKind", "custom_model_development"
@@ -166,19 +166,23 @@ def claims_note(claims: list[dict]) -> str:
 
 def _params(trial: dict) -> list[Param]:
     """The flattened resolved trial config as a run's params."""
-    return [Param(k, v[:_PARAM_MAX_LENGTH]) for k, v in flatten(trial).items()]
+    return [Param(k, v[:PARAM_MAX_LENGTH]) for k, v in flatten(trial).items()]
+
+
+def curve_points(curves: pd.DataFrame, by: list[str] = ()) -> pd.DataFrame:
+    """The curves' finite values as metric points, curve after curve: columns ``by``, step, key, value (``step``:
+    samples seen; columns ``by`` tell the runs apart in a frame of several runs' curves)."""
+    points = curves.melt(id_vars=[*by, "step"], var_name="key", value_name="value")
+    points["value"] = pd.to_numeric(points["value"], errors="coerce")
+    points["step"] = pd.to_numeric(points["step"], errors="coerce")
+    return points[np.isfinite(points["value"]) & points["step"].notna()]
 
 
 def _metrics(curves: pd.DataFrame, summary: dict[str, float]) -> list[Metric]:
     """The curves as metric series (``step``: samples seen) and the summary numbers not among them at step 0."""
     now = int(time.time() * 1000)
-    metrics = [
-        Metric(column, float(value), now, int(step))
-        for column in curves.columns
-        if column != "step"
-        for step, value in zip(curves["step"], curves[column], strict=False)
-        if math.isfinite(value)
-    ]
+    points = curve_points(curves).itertuples(index=False) if "step" in curves.columns else ()
+    metrics = [Metric(key, float(value), now, int(step)) for step, key, value in points]
     return metrics + [
         Metric(key, float(value), now, 0) for key, value in summary.items()
         if key not in curves.columns and math.isfinite(value)
@@ -288,7 +292,7 @@ class Tracker:
         claim's name and tags and the claim is deleted once the run is written: MLflow cannot move a run's start, and
         the claim's is when the sweep claimed the trial, not when the trial began. A trial whose start is unknown (one
         the cluster lost) is written into its claim."""
-        error = {} if outcome.error is None else {"error": outcome.reason[:_PARAM_MAX_LENGTH]}
+        error = {} if outcome.error is None else {"error": outcome.reason[:PARAM_MAX_LENGTH]}
         extra = {**outcome.tags, **error, "trial_name": outcome.name}
         start = None if outcome.start is None else round(outcome.start * 1000)
         end = None if start is None else start + round(outcome.duration * 1000)
@@ -337,17 +341,6 @@ class Tracker:
         entries; one call for both was no faster, measured on the evidence's import)."""
         self.client.log_batch(run_id, params=params)
         self.client.log_batch(run_id, metrics=metrics)
-
-    def log_record(self, run: RunRecord, artifact_uri: str) -> None:
-        """A run read back elsewhere (the committed evidence) written into the open run ``run.run_id``, whose
-        artifacts go to ``artifact_uri`` (given by its creation: MLflow would read the run again to find it), as the
-        sweep logged it: params, metrics, trial.json, curves.csv and tables."""
-        self._log_params_and_metrics(run.run_id, _params(run.trial), _metrics(run.curves, run.metrics))
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            (folder / "trial.json").write_text(json.dumps(run.trial, indent=2, default=str))
-            _write_frames(folder, run.curves, run.tables)
-            get_artifact_repository(artifact_uri, tracking_uri=self.uri).log_artifacts(str(folder))
 
     def load_runs(self, experiment: str, hashes: list[str]) -> list[RunRecord]:
         """The finished runs of these trials, in the given order (trials without one are left out)."""

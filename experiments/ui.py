@@ -1,8 +1,13 @@
-"""The MLflow UI on the local store: `python -m experiments.ui [--store results/mlflow.db] [--port 5000]` (`make ui`).
+"""The MLflow UI: `python -m experiments.ui [--port 5000]` serves the committed evidence (`make ui`), `python -m
+experiments.ui --store results/mlflow.db` this machine's runs (`make ui-local`).
 
-It listens on 127.0.0.1 only. Runs logged by the harness keep their artifacts where the store's experiments put them
-(results/mlartifacts/<experiment>/), which the server reads directly; what is uploaded through the server itself
-goes beside them (--artifacts-destination) rather than into ./mlartifacts of whatever folder it was started from.
+The committed evidence is served from a store of its own, ``results/evidence-ui/`` (built by experiments.evidence_store
+on the first start, and again only when the evidence, the harness's code or MLflow change: its fingerprint is kept
+beside it), so that it never mixes with the runs this machine makes: `make reproduce-figure` runs every trial the local
+store lacks whatever the UI showed. It listens on 127.0.0.1 only (``ui_command``). Runs keep their artifacts where
+their store put them (results/mlartifacts/<experiment>/ for the local one), which the server reads directly; what is
+uploaded through the server itself goes beside them rather than into ./mlartifacts of whatever folder it was started
+from.
 
 MLflow 3 shows an experiment either as GenAI pages (traces, empty here) or as its runs. The UI records an experiment's
 type in its tag ``mlflow.experimentKind``, which the harness sets (``experiments.tracking``), but MLflow 3.17 picks the
@@ -13,6 +18,8 @@ GenAI at first) or from the address's ``workflowType``: the addresses below ask 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -24,18 +31,56 @@ MACHINE_LEARNING_VIEW = "workflowType=machine_learning"
 BY_NAME = "tags.`mlflow.runName`"  # the runs table's "Run Name" order
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")  # Debian's name first
 PAGE_TIME = 15_000  # ms of the page's own time a headless browser lets it load (its requests, its rendering)
+EVIDENCE, EVIDENCE_UI = Path("results/evidence"), Path("results/evidence-ui")
+FINGERPRINT = "fingerprint.sha256"  # the file beside the evidence's store that says what it was built from
+HARNESS = Path(__file__).parent  # the code that writes the store (and the names, notes and tags it gives the runs)
 
 
-def ui_command(store: Path, artifacts: Path, port: int, host: str = "127.0.0.1") -> list[str]:
-    """The `mlflow ui` command line serving ``store`` (a SQLite file) and ``artifacts`` on host:port."""
-    mlflow = Path(sys.executable).with_name("mlflow")
-    return [
-        str(mlflow), "ui",
-        "--backend-store-uri", f"sqlite:///{store.resolve()}",
-        "--artifacts-destination", artifacts.resolve().as_uri(),
-        "--host", host,
-        "--port", str(port),
-    ]  # fmt: skip
+def fingerprint(evidence: Path, target: Path) -> str:
+    """What the evidence's store in ``target`` is built from: the evidence's files, the harness's code and figure
+    configs, MLflow's version, and where it lies (its runs' artifact URIs are absolute)."""
+    digest = hashlib.sha256(f"{importlib.metadata.version('mlflow')}\n{target.resolve()}\n".encode())
+    sources = [*Path(evidence).rglob("*"), *HARNESS.rglob("*.py"), *HARNESS.parent.joinpath("conf").rglob("*.yaml")]
+    for path in sorted(p for p in sources if p.is_file()):
+        digest.update(f"{path.as_posix()}\n".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def evidence_store(evidence: Path = EVIDENCE, target: Path = EVIDENCE_UI) -> Path:
+    """The store of the committed evidence in ``target``, built when it is missing or was built from something else."""
+    stamp, store = fingerprint(evidence, target), target / "mlflow.db"
+    if store.exists() and (target / FINGERPRINT).exists() and (target / FINGERPRINT).read_text() == stamp:
+        return store
+    from experiments.evidence_store import build  # pandas and MLflow: imported only when the store is (re)built
+
+    return build(evidence, target, stamp, FINGERPRINT)
+
+
+# What `mlflow ui` tells the server it starts (mlflow.server._run_server), set here without importing MLflow: its
+# command line imports MLflow once more before the server does, and starts job executors the UI never uses (half the
+# CPU time of a start). tests/experiments/test_evidence_store.py checks the names against MLflow's.
+_STORE, _ARTIFACT_ROOT = "_MLFLOW_SERVER_FILE_STORE", "_MLFLOW_SERVER_ARTIFACT_ROOT"
+_SERVE_ARTIFACTS, _DESTINATION = "_MLFLOW_SERVER_SERVE_ARTIFACTS", "_MLFLOW_SERVER_ARTIFACT_DESTINATION"
+_SERVER_KIND, _JOBS = "_MLFLOW_SGI_NAME", "MLFLOW_SERVER_ENABLE_JOB_EXECUTION"
+APP = "mlflow.server.fastapi_app:app"
+
+
+def ui_command(store: Path, artifacts: Path, port: int, host: str = "127.0.0.1") -> tuple[list[str], dict[str, str]]:
+    """The command serving the MLflow UI on ``store`` (a SQLite file) and ``artifacts`` at host:port, and the
+    environment it runs in: MLflow's own app under uvicorn, as `mlflow ui` runs it, one worker per two cores (its
+    default of four took seconds longer to start on two), without job executors."""
+    environment = {
+        _STORE: f"sqlite:///{store.resolve()}",
+        _ARTIFACT_ROOT: "mlflow-artifacts:/",
+        _SERVE_ARTIFACTS: "true",
+        _DESTINATION: artifacts.resolve().as_uri(),
+        _SERVER_KIND: "uvicorn",
+        _JOBS: "false",
+    }
+    workers = max(1, min(4, (os.cpu_count() or 1) // 2))
+    command = [sys.executable, "-m", "uvicorn", APP, "--host", host, "--port", str(port), "--workers", str(workers)]
+    return command, environment
 
 
 def experiments_url(base: str) -> str:
@@ -70,17 +115,21 @@ def headless(url: str, *options: str, timeout: float = 120) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, default=Path("results/mlflow.db"), help="the SQLite store")
-    parser.add_argument("--artifacts", type=Path, default=Path("results/mlartifacts"), help="the artifacts folder")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", type=Path, help="a SQLite store to serve (default: the committed evidence's)")
+    parser.add_argument("--artifacts", type=Path, help="the artifacts folder (default: the store's folder's)")
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args()
-    command = ui_command(args.store, args.artifacts, args.port)
+    if args.store is None:
+        store, what = evidence_store(), "the committed evidence (make ui-local: this machine's runs)"
+    else:
+        store, what = args.store, f"{args.store} (make ui: the committed evidence)"
+    artifacts = args.artifacts or (store.parent / ("artifacts" if args.store is None else "mlartifacts"))
+    command, environment = ui_command(store, artifacts, args.port)
     base = f"http://127.0.0.1:{args.port}"
-    print(f"MLflow UI on {base} ({args.store}); Ctrl-C stops it")
-    print(f"  the figures' experiments: {experiments_url(base)}")
-    print('  (MLflow 3 opens an experiment on its GenAI pages until "Model training" is picked atop the sidebar)')
-    os.execv(command[0], command)
+    print(f"MLflow UI on {base}: {what}; Ctrl-C stops it", flush=True)
+    print(f"  the figures' experiments: {experiments_url(base)}", flush=True)
+    os.execve(command[0], command, {**os.environ, **environment})
 
 
 if __name__ == "__main__":

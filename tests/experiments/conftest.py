@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from mlflow import MlflowClient
 
+from experiments import evidence
 from experiments.locks import locked
 from experiments.regenerate import figure_ids
 from experiments.store import open_client
@@ -213,3 +214,14 @@ def quick_figures(tmp_path_factory, worker_id, empty_store) -> QuickFigures:
             (root / "first.txt").write_text(_regenerate(root, *(f for f in figure_ids() if f not in NEEDS_FILES)))
             (root / "again.txt").write_text(_regenerate(root, *RESUMED))
     return QuickFigures(root, (root / "first.txt").read_text(), (root / "again.txt").read_text())
+
+
+@pytest.fixture(scope="session")
+def exported(quick_figure, tmp_path_factory):
+    """The quick figure's store exported as evidence into a folder of its own (``root``/quick/<id>), drawn into
+    another: (root, the quick figure's tracker, the quick figure)."""
+    root = tmp_path_factory.mktemp("evidence")
+    tracker = Tracker(quick_figure.uri, str(quick_figure.root / "artifacts"))
+    drawn = root.parent / f"{root.name}-drawn"
+    evidence.export(tracker, quick_figure.figure, "quick", root, [f"paths.figures={drawn}", f"paths.tables={drawn}"])
+    return root, tracker, quick_figure

@@ -1,5 +1,5 @@
 """The evidence that ships with the report (experiments.evidence): exported from a store, read back run for run,
-redrawn byte for byte, imported into a store under the same run ids; and the committed report rebuilt from it."""
+redrawn byte for byte; and the committed report rebuilt from it."""
 
 import re
 import shutil
@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import sqlalchemy
-from ui_server import serving
 
 from experiments import evidence, report, verdicts
 from experiments.reproduce import figure_trials
-from experiments.tracking import Tracker
 from experiments.trial import trial_hash
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,15 +19,6 @@ COMMITTED = REPO / evidence.ROOT
 
 def paths(root: Path) -> list[str]:
     return [f"paths.figures={root}/figures", f"paths.tables={root}/tables"]
-
-
-@pytest.fixture(scope="module")
-def exported(quick_figure, tmp_path_factory):
-    """The quick figure's store exported as evidence into a folder of its own, drawn into another."""
-    root = tmp_path_factory.mktemp("evidence")
-    tracker = Tracker(quick_figure.uri, str(quick_figure.root / "artifacts"))
-    evidence.export(tracker, quick_figure.figure, "quick", root, paths(root / "drawn"))
-    return root, tracker, quick_figure
 
 
 def test_the_evidence_reads_back_every_run_as_the_store_gives_it(exported):
@@ -66,61 +54,6 @@ def test_an_incomplete_run_is_not_exported(exported, tmp_path):
     with pytest.raises(evidence.IncompleteRun, match="trials of today's grid have no finished run"):
         evidence.export(tracker, figure.figure, "paper", tmp_path, paths(tmp_path))
     assert not list(tmp_path.rglob("*.json"))
-
-
-def test_importing_keeps_run_ids_times_and_parents_and_is_idempotent(exported, tmp_path):
-    root, tracker, figure = exported
-    target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
-    created = evidence.import_all(target, root)
-    assert created == figure.n_trials + 1 and evidence.import_all(target, root) == 0
-    parent = evidence.read(root, "quick", figure.figure).run["run_id"]
-    for run in tracker.load_runs(figure.figure, list(tracker.finished_runs(figure.figure))):
-        original, copy = tracker.client.get_run(run.run_id), target.client.get_run(run.run_id)
-        assert (copy.info.start_time, copy.info.end_time) == (original.info.start_time, original.info.end_time)
-        assert copy.data.params == original.data.params and copy.data.metrics == original.data.metrics
-        assert copy.data.tags["mlflow.parentRunId"] == parent
-    assert target.load_runs(figure.figure, list(tracker.finished_runs(figure.figure)))
-
-
-def test_a_store_holding_a_run_is_not_fresh_even_a_deleted_one(tmp_path):
-    tracker = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
-    assert evidence._holds_no_runs(tracker)
-    run = tracker.client.create_run(tracker.experiment_id("user"))
-    tracker.client.delete_run(run.info.run_id)
-    assert not evidence._holds_no_runs(tracker)
-
-
-def test_commits_wait_for_the_disk_again_after_a_fresh_import_and_elsewhere_always(tmp_path):
-    """The import into a fresh store commits without flushes to the disk: only to that file, and only while it
-    runs (SQLite's default, FULL, is 2; OFF is 0)."""
-    store, other = tmp_path / "store.db", tmp_path / "other.db"
-    engines = {path: sqlalchemy.create_engine(f"sqlite:///{path}") for path in (store, other)}
-
-    def synchronous(path):
-        with engines[path].connect() as connection:
-            return connection.exec_driver_sql("PRAGMA synchronous").scalar()
-
-    assert synchronous(store) == synchronous(other) == 2
-    with evidence._commits_unflushed(store):
-        assert synchronous(store) == 0 and synchronous(other) == 2
-    assert synchronous(store) == synchronous(other) == 2
-
-
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_a_fresh_import_takes_a_run_two_evidences_share_once(exported, tmp_path, n_jobs):
-    """Into a store that held no runs, the import knows the runs from those it created: a run in two figures'
-    evidence (the harness reuses a finished trial) is created once, by the first figure, also when the figures are
-    imported by two processes; the runs are those one process creates."""
-    root, tracker, figure = exported
-    twice = tmp_path / "evidence"
-    shutil.copytree(root / "quick" / figure.figure, twice / "quick" / figure.figure)
-    shutil.copytree(root / "quick" / figure.figure, twice / "paper" / figure.figure)
-    target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
-    assert evidence.import_all(target, twice, n_jobs=n_jobs) == figure.n_trials + 1
-    for run in tracker.finished_runs(figure.figure).values():
-        copy = target.client.get_run(run.info.run_id)
-        assert copy.data.params == run.data.params and copy.data.metrics == run.data.metrics
-        assert target.client.list_artifacts(copy.info.run_id)
 
 
 @pytest.fixture
@@ -172,20 +105,6 @@ def test_every_committed_evidence_counts_its_claims_in_its_tally(in_repo):
         counted = verdicts.printed(figure.claims)  # the claims as printed, not the weaker readings beside them
         reproduced = sum(c["passed"] is True for c in counted)
         assert figure.run["tags"]["claims_passed"] == (f"{reproduced}/{len(counted)}" if counted else "-")
-
-
-@pytest.mark.slow
-def test_the_ui_serves_the_runs_the_committed_report_links_to(in_repo, tmp_path):
-    """`make ui`'s two steps on a fresh store: the committed evidence imported, then the server; every run a link of
-    the committed report names is served through the REST API."""
-    store = tmp_path / "mlflow.db"
-    evidence.import_all(Tracker(f"sqlite:///{store}", str(tmp_path / "artifacts")))
-    linked = re.findall(r"http://127\.0\.0\.1:5000/#/runs/([0-9a-f]{32})", Path("results/REPORT.md").read_text())
-    assert linked
-    with serving(store, tmp_path / "artifacts", tmp_path) as server:
-        for run_id in linked:
-            run = server.get_json("/api/2.0/mlflow/runs/get", run_id=run_id)["run"]
-            assert run["info"]["run_id"] == run_id and run["info"]["status"] == "FINISHED"
 
 
 @pytest.mark.parametrize(

@@ -107,7 +107,9 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
         assert (entry.verdict is None) == (entry.category == report.ILLUSTRATION), entry.id
         assert (out.parent / entry.image).is_file()  # the image a link in both files points at
         assert f"]({entry.image})" in markdown and f'src="{entry.image}"' in page
-        assert re.fullmatch(r"http://127\.0\.0\.1:5000/#/runs/[0-9a-f]{32}", entry.link)
+        assert re.fullmatch(
+            r"http://127\.0\.0\.1:5000/#/experiments/\d+/runs/[0-9a-f]{32}\?workflowType=machine_learning", entry.link
+        )
         for claim in entry.printed:
             assert f'"{" ".join(claim["quote"].split())}" ({claim["where"]})' in markdown, claim["key"]
     assert f"{len(reports)} figure and table ids: {report.verdict_counts(reports)}" in markdown
@@ -162,7 +164,7 @@ class FakeSource:
             "commits": ["a" * 40],
             "files": [f"results/figures/{figure_id}.png"],
         }
-        return report.Drawn("paper", "0" * 32, 0, {}, self.claims[figure_id], settings, Path(settings["files"][0]))
+        return report.Drawn("paper", "1", "0" * 32, 0, {}, self.claims[figure_id], settings, Path(settings["files"][0]))
 
 
 def _drawn(records: dict) -> report.FigureReport:
@@ -344,7 +346,7 @@ def two_figures(monkeypatch, tmp_path):
 
 
 def links(path: Path) -> set[str]:
-    return set(re.findall(r"\((http://[^/]+)/#/runs/", path.read_text()))
+    return set(re.findall(r"\((http://[^/]+)/#/experiments/\d+/runs/", path.read_text()))
 
 
 def test_make_report_writes_the_committed_report_with_the_default_links(two_figures, capsys):

@@ -6,7 +6,6 @@ import pytest
 from mlflow.entities import ViewType
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NOTE
 
-from experiments import evidence
 from experiments.config import compose, grid_overrides
 from experiments.launchers import JoblibLauncher
 from experiments.sweep import run_sweep
@@ -112,25 +111,3 @@ def test_a_figure_runs_description_is_its_claims_table_with_verdicts():
     ]
     long = [{**claims[0], "measured": "x" * 20000} for _ in range(40)]
     assert len(claims_note(long)) <= 8000
-
-
-@pytest.mark.slow
-def test_imported_evidence_shows_as_a_sweep_logs_it(quick_figure, tmp_path, empty_store):
-    """The evidence imported (`make ui`) into a store: the experiment's tags, the figure run's claims table, the trial
-    runs named as today's sweep names them, with their recorded times."""
-    source = Tracker(quick_figure.uri, str(quick_figure.root / "artifacts"))
-    evidence.export(source, quick_figure.figure, "quick", tmp_path / "evidence", [
-        f"paths.figures={tmp_path}/drawn", f"paths.tables={tmp_path}/drawn"])  # fmt: skip
-    target = Tracker(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
-    evidence.import_all(target, tmp_path / "evidence")
-    recorded = evidence.read(tmp_path / "evidence", "quick", quick_figure.figure)
-    assert MLFLOW_RUN_NOTE not in recorded.run["tags"]  # the claims are recorded once, in figure.json
-    experiment = target.client.get_experiment_by_name(quick_figure.figure)
-    assert experiment.tags[KIND_TAG] == MACHINE_LEARNING and MLFLOW_RUN_NOTE in experiment.tags
-    figure_run = target.client.get_run(recorded.run["run_id"])
-    assert figure_run.data.tags[MLFLOW_RUN_NOTE] == claims_note(recorded.claims)
-    names = run_names([run.trial for run in recorded.runs])
-    for run in recorded.runs:
-        imported, original = target.client.get_run(run.run_id), source.client.get_run(run.run_id)
-        assert imported.info.run_name == names[trial_hash(run.trial)] == original.info.run_name
-        assert (imported.info.start_time, imported.info.end_time) == recorded.times[run.run_id]

@@ -1,5 +1,5 @@
-"""The MLflow UI's server (`make ui`'s command) for tests: started on a free loopback port, read through its REST
-API, stopped whatever happens."""
+"""The MLflow UI's server (`make ui`'s command and environment) for tests: started on a free loopback port, read
+through its REST API, stopped whatever happens."""
 
 import json
 import os
@@ -47,9 +47,14 @@ class Server:
 def serving(store: Path, artifacts: Path, cwd: Path) -> Iterator[Server]:
     """`make ui`'s command on ``store``, answering, until the block ends."""
     port = free_port()
-    command = [*ui_command(store, artifacts, port), "--workers", "1"]
+    command, environment = ui_command(store, artifacts, port)
     process = subprocess.Popen(
-        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        command,
+        cwd=cwd,
+        env={**os.environ, **environment},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     server = Server(port)
     try:

@@ -1,0 +1,207 @@
+"""The committed evidence as an MLflow store of its own, which `make ui` serves: written from ``results/evidence`` in
+bulk into ``results/evidence-ui/`` (``build``), and reused while the evidence and this builder are unchanged.
+
+It never mixes with this machine's runs: those go to the local store (results/mlflow.db), which `make
+reproduce-figure`, `make figures` and `make report-local` read and `make ui-local` serves. Every run keeps its recorded
+id, name, start and end (Duration in the UI is the trial's), tags, params (the flattened trial config) and metrics (the
+curves as metric series, ``step`` = samples seen; the summary numbers not among them at step 0; each stamped with the
+run's end); the trial runs are children of their figure run, named as a sweep of their figure names them today. A
+figure run's description is its claims' table; its artifacts are its drawing, claims.json and settings.json, a trial
+run's its trial.json, curves.csv and tables. A run that several figures' evidence holds (a trial the harness reused)
+belongs to the first of them in the report's order.
+
+The rows go straight into MLflow's tables, whose definitions are read from MLflow's own models, in one transaction;
+the schema is MLflow's (its migrations run on the empty file). Logging the runs through MLflow's client, a request per
+call, took minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from mlflow.store.tracking.dbmodels.models import (
+    SqlExperiment,
+    SqlExperimentTag,
+    SqlLatestMetric,
+    SqlMetric,
+    SqlParam,
+    SqlRun,
+    SqlTag,
+)
+from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
+
+from experiments.config import flatten
+from experiments.progress import progress
+from experiments.report import evidence_experiment_ids, figure_order
+from experiments.tracking import PARAM_MAX_LENGTH, claims_note, curve_points, experiment_tags
+from experiments.trial import run_names, trial_hash, trial_name
+
+EVIDENCE_TAG = "mondrian.evidence"  # an experiment's tag: the evidence folder and commit its runs are read from
+
+
+@dataclass
+class _Rows:
+    """Rows of MLflow's tables (table -> chunks of rows: dicts with the same keys, or frames), and the files of the
+    runs' artifacts (path under the artifacts folder -> text, or the file to copy)."""
+
+    tables: dict[str, list[list[dict] | pd.DataFrame]] = field(default_factory=dict)
+    files: dict[str, str | Path] = field(default_factory=dict)
+
+    def add(self, model, rows: list[dict] | pd.DataFrame) -> None:
+        self.tables.setdefault(model.__tablename__, []).append(rows)
+
+    def insert(self, store: Path) -> None:
+        """Into the store, in one transaction (columns left out take their defaults); the tables' secondary indexes
+        are dropped first and made again from the whole tables at the end, as SQLite does fastest."""
+        connection = sqlite3.connect(store)
+        connection.execute("PRAGMA journal_mode=OFF")  # a build cut short is thrown away whole, never read
+        connection.execute("PRAGMA synchronous=OFF")
+        indexes = connection.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN "
+            f"({', '.join('?' * len(self.tables))})",
+            list(self.tables),
+        ).fetchall()
+        with connection:
+            for name, _ in indexes:
+                connection.execute(f'DROP INDEX "{name}"')
+            for table, chunks in self.tables.items():
+                for columns, values in map(_columns_and_values, filter(len, chunks)):
+                    names, marks = ", ".join(f'"{c}"' for c in columns), ", ".join("?" * len(columns))
+                    connection.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
+            for _, sql in indexes:
+                connection.execute(sql)
+        connection.close()
+
+
+def _columns_and_values(chunk: list[dict] | pd.DataFrame) -> tuple[list[str], Iterator[tuple]]:
+    if isinstance(chunk, pd.DataFrame):
+        return list(chunk.columns), chunk.astype(object).itertuples(index=False, name=None)
+    columns = list(chunk[0])
+    return columns, (tuple(row[c] for c in columns) for row in chunk)
+
+
+def _curves(stem: Path) -> pd.DataFrame:
+    """A blocks file of curves (``stem``.csv or .parquet: every run's rows, ``run_id`` first) as text."""
+    if stem.with_suffix(".parquet").exists():
+        return pd.read_parquet(stem.with_suffix(".parquet"))
+    if stem.with_suffix(".csv").exists():
+        return pd.read_csv(stem.with_suffix(".csv"), dtype=str, keep_default_na=False)
+    return pd.DataFrame(columns=["run_id", "step"])
+
+
+def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path, taken: set[str]) -> int:
+    """One figure's evidence folder as rows: its figure run, then its trial runs that no figure before it holds;
+    returns the figure run's start."""
+    document = json.loads((source / "figure.json").read_text())
+    records = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
+    figure_id, parent = source.name, document["run"]
+
+    def run(run_id: str, name: str, start: int, end: int, tags: dict[str, str]) -> str:
+        location = artifacts / figure_id / run_id / "artifacts"
+        rows.add(SqlRun, [{
+            "run_uuid": run_id, "name": name, "source_type": "UNKNOWN", "source_name": "", "entry_point_name": "",
+            "user_id": "", "status": "FINISHED", "start_time": start, "end_time": end, "source_version": "",
+            "lifecycle_stage": "active", "artifact_uri": location.as_uri(), "experiment_id": experiment_id,
+        }])  # fmt: skip
+        tags = {**tags, MLFLOW_RUN_NAME: name}
+        rows.add(SqlTag, [{"key": k, "value": v, "run_uuid": run_id} for k, v in tags.items()])
+        taken.add(run_id)
+        return f"{figure_id}/{run_id}/artifacts"
+
+    if parent["run_id"] not in taken:
+        tags = {**parent["tags"], MLFLOW_RUN_NOTE: claims_note(document["claims"])}
+        folder = run(parent["run_id"], parent["name"], parent["start_time"], parent["end_time"], tags)
+        for path in map(Path, document["settings"].get("files", [])):
+            if path.exists():
+                rows.files[f"{folder}/{path.name}"] = path
+        for path in sorted(source.rglob("*.*")):  # runs.jsonl (every trial's config), curves and tables
+            if path.name != "figure.json":
+                rows.files[f"{folder}/evidence/{path.relative_to(source).as_posix()}"] = path
+        rows.files[f"{folder}/claims.json"] = json.dumps({"claims": document["claims"]}, indent=2)
+        rows.files[f"{folder}/settings.json"] = json.dumps(document["settings"], indent=2)
+    points = curve_points(_curves(source / "curves"), by=["run_id"])
+    points = points[points["run_id"].isin({r["run_id"] for r in records} - taken)]
+    names, summaries = run_names([record["trial"] for record in records]), []
+    for record in records:
+        run_id = record["run_id"]
+        if run_id in taken:
+            continue
+        tags = {**record["tags"], "trial_name": trial_name(record["trial"]), MLFLOW_PARENT_RUN_ID: parent["run_id"]}
+        run(run_id, names[trial_hash(record["trial"])], record["start_time"], record["end_time"], tags)
+        params = flatten(record["trial"])
+        rows.add(SqlParam, [{"key": k, "value": v[:PARAM_MAX_LENGTH], "run_uuid": run_id} for k, v in params.items()])
+        summaries += [
+            {"run_id": run_id, "step": 0, "key": key, "value": value}
+            for key, value in record["metrics"].items()
+            if key not in record["curve_columns"] and np.isfinite(value)
+        ]
+    points = pd.concat([points, pd.DataFrame(summaries, columns=points.columns)], ignore_index=True)
+    _metric_rows(rows, points, {r["run_id"]: r["end_time"] for r in records})
+    return parent["start_time"]
+
+
+def _metric_rows(rows: _Rows, points: pd.DataFrame, ends: dict[str, int]) -> None:
+    """The metric points (run_id, step, key, value) as MLflow's metric history and latest values (the last step's)."""
+    points = pd.DataFrame({
+        "key": points["key"], "value": points["value"].astype("float64"),
+        "timestamp": points["run_id"].map(ends).astype("int64"), "run_uuid": points["run_id"],
+        "step": points["step"].astype("int64"), "is_nan": False,
+    })  # fmt: skip
+    rows.add(SqlMetric, points.sort_values(["key", "timestamp", "step", "run_uuid", "value"]))  # its key's order
+    rows.add(
+        SqlLatestMetric, points.sort_values("step", kind="stable").drop_duplicates(["run_uuid", "key"], keep="last")
+    )
+
+
+def _figures(root: Path) -> Iterator[Path]:
+    """The evidence folders (``root``/<profile>/<id>), in the report's order of ids, paper profile first."""
+    folders = [path.parent for path in Path(root).glob("*/*/figure.json")]
+    yield from sorted(folders, key=lambda f: (figure_order(f.name), f.parent.name != "paper", f.parent.name))
+
+
+def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
+    """Write the store of the evidence in ``root`` into ``target`` (``mlflow.db``, ``artifacts/``, and the file
+    ``stamp_name`` holding ``stamp``), replacing what was there once it is whole; returns the store's file."""
+    building = target.with_name(target.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    artifacts = target.resolve() / "artifacts"  # where the runs' artifact URIs point once the build is moved there
+    store = building / "mlflow.db"
+    SqlAlchemyStore(f"sqlite:///{store.resolve()}", str(artifacts / "0")).engine.dispose()  # MLflow's schema
+    rows, taken, created = _Rows(), set(), {}
+    for model in (SqlExperiment, SqlExperimentTag):  # before the runs that refer to them
+        rows.add(model, [])
+    folders = list(_figures(root))
+    experiments = evidence_experiment_ids(root)
+    with progress(folders, desc="the evidence's store", unit="figure") as bar:
+        for source in bar:
+            bar.set_postfix_str(source.name)
+            start = _figure_rows(rows, source, experiments[source.name], artifacts, taken)
+            created[source.name] = min(start, created.get(source.name, start))
+    for figure_id, experiment_id in experiments.items():
+        rows.add(SqlExperiment, [{
+            "experiment_id": experiment_id, "name": figure_id, "artifact_location": (artifacts / figure_id).as_uri(),
+            "lifecycle_stage": "active", "creation_time": created[figure_id], "last_update_time": created[figure_id],
+        }])  # fmt: skip
+        tags = {**experiment_tags(figure_id), EVIDENCE_TAG: f"the committed evidence, {Path(root).as_posix()}"}
+        rows.add(SqlExperimentTag, [{"key": k, "value": v, "experiment_id": experiment_id} for k, v in tags.items()])
+    rows.insert(store)
+    for path, content in rows.files.items():
+        file = building / "artifacts" / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Path):
+            shutil.copyfile(content, file)
+        else:
+            file.write_text(content)
+    (building / stamp_name).write_text(stamp)
+    shutil.rmtree(target, ignore_errors=True)
+    building.rename(target)
+    return target / "mlflow.db"
