@@ -28,10 +28,8 @@ from experiments.config import (
 )
 from experiments.progress import lines_beside_bars, progress, say
 from experiments.reproduce import FALLBACK_PROFILE, FigurePlan, plan_figure, reproduce_figure
-from experiments.sweep import SweepInterrupted, pending_trials
+from experiments.sweep import SweepInterrupted, ctrl_c, pending_trials
 from experiments.tracking import Tracker
-
-INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
 
 
 def figure_ids() -> list[str]:
@@ -172,9 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return regenerate(figures, args.profile, overrides, tally)
     except KeyboardInterrupt as interrupt:
-        say(tally.line(interrupt, same_command(sys.argv[1:] if argv is None else argv)), file=sys.stderr)
-        return INTERRUPTED
+        return ctrl_c.last_line(tally.line(interrupt, same_command(sys.argv[1:] if argv is None else argv)))
 
 
 if __name__ == "__main__":
+    ctrl_c.install(same_command(sys.argv[1:]))  # a second Ctrl-C while it stops: one line, status 130
     sys.exit(main())

@@ -22,12 +22,11 @@ from experiments.config import (
 )
 from experiments.progress import lines_beside_bars, say
 from experiments.reproduce import reproduce_figure
-from experiments.sweep import SweepInterrupted, interrupted_line
+from experiments.sweep import SweepInterrupted, ctrl_c, interrupted_line
 from experiments.tracking import Tracker
 from experiments.trial import TRIAL_KEYS, run_trial, trial_config
 
 PROG = "python -m experiments.run"
-INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
 
 
 def trial_overrides() -> list[str]:
@@ -79,8 +78,7 @@ def main(cfg: DictConfig) -> None:
     try:
         status = reproduce_figure(cfg, trial_overrides()) if cfg.get("figure") else run_adhoc(cfg)
     except KeyboardInterrupt as interrupt:
-        say(interrupted(cfg, interrupt), file=sys.stderr)
-        sys.exit(INTERRUPTED)
+        sys.exit(ctrl_c.last_line(interrupted(cfg, interrupt)))
     if status:
         sys.exit(status)
 
@@ -89,9 +87,10 @@ def cli() -> None:
     """The command line: checked first, each error one line with status 2 (where Hydra would list every option,
     suggest adding a mistyped key, or fail deep inside the run, or every trial would fail): names ("did you mean" for
     an unknown figure, dataset, model, launcher or profile), the figure's protocol, settings ("did you mean" for an
-    unknown one) and their values (a seed, a count, n_jobs); then the Hydra app. A Ctrl-C before the app starts ends
-    with one line too."""
+    unknown one) and their values (a seed, a count, n_jobs); then the Hydra app. A Ctrl-C ends the command with one
+    line and status 130, a second one while it stops too (``CtrlC``), before the app starts as well."""
     argv = sys.argv[1:]
+    ctrl_c.install(same_command(argv))
     try:
         error = check_names(argv) or check_figure_choices(argv) or check_settings(argv)
         if error:
@@ -100,8 +99,7 @@ def cli() -> None:
         lines_beside_bars()
         main()
     except KeyboardInterrupt:
-        say(f"interrupted: nothing ran; start again: {same_command(argv)}", file=sys.stderr)
-        sys.exit(INTERRUPTED)
+        sys.exit(ctrl_c.last_line(f"interrupted: nothing ran; start again: {same_command(argv)}"))
 
 
 if __name__ == "__main__":

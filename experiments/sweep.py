@@ -8,13 +8,16 @@ run twice.
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import warnings
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 
 from experiments.launchers import JoblibLauncher, Launcher
 from experiments.leases import SweepLease
-from experiments.progress import progress
+from experiments.progress import progress, say
 from experiments.tracking import Tracker
 from experiments.trial import run_names, trial_hash
 
@@ -59,6 +62,49 @@ def interrupted_line(what: str, done: int, total: int, resume: str) -> str:
     skips the trials that have a finished run, so running it again resumes it)."""
     then = "resume (finished trials are skipped)" if done < total else "draw it"
     return f"interrupted: {what}: {done} of {total} trials finished; {then}: {resume}"
+
+
+INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
+
+
+class CtrlC:
+    """SIGINT's handler for a command that stops cleanly on Ctrl-C (``install``). The first Ctrl-C raises
+    KeyboardInterrupt, as Python's handler does: the command stops its trials, withdraws its claims and ends with one
+    line (``last_line``). A second one while it stops (joblib stopping its workers, the store's last writes, the
+    interpreter's exit) ends the process at once with status 130, without a traceback from what it cut short: with
+    one line saying so if the command's line was not said yet, else silently. The workers, watching the process,
+    exit by themselves; the trials finished are in the store, the same command resumes."""
+
+    def __init__(self):
+        self.resume = ""
+        self.stopping = False
+        self.said = False
+
+    def install(self, resume: str) -> None:
+        """Handle SIGINT so for the rest of the process (``resume``: the command that starts it again), unless SIGINT
+        is ignored (a command started in the background) or has a handler other than Python's."""
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.resume = resume
+            signal.signal(signal.SIGINT, self)
+
+    def __call__(self, signum, frame) -> None:
+        if not self.stopping:
+            self.stopping = True
+            raise KeyboardInterrupt
+        if not self.said:
+            say(f"interrupted twice: stopped at once; start again: {self.resume}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
+
+    def last_line(self, line: str) -> int:
+        """Say the line the command ends with on Ctrl-C (on stderr); its exit status, 130."""
+        say(line, file=sys.stderr)
+        self.said = True
+        return INTERRUPTED
+
+
+ctrl_c = CtrlC()  # the process's: signals are the process's
 
 
 def unique_trials(trials: list[dict]) -> list[dict]:

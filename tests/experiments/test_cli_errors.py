@@ -1,9 +1,12 @@
 """The command line's mistakes stop it at once, in one line, before any trial runs: a mistyped setting ("did you
-mean"), a value trials cannot take, a protocol the figure does not run, a host that cannot be resolved (no retries)."""
+mean"), a value trials cannot take, a protocol the figure does not run, a host that cannot be resolved (no retries),
+and a second Ctrl-C while the command stops (one line, status 130, no traceback)."""
 
 import os
+import signal
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -166,3 +169,60 @@ def test_the_files_to_put_by_hand_are_alternatives_when_the_sources_differ():
     assert "put one of: pp-2012.csv + ukpostcodes.zip; postcodes.zip + pp-2012.csv into " in apartments
     airline = str(DatasetUnavailable(catalog.entry("airline"), [("http ...", "offline")]))  # two mirrors
     assert "put 2008.csv.bz2, plane-data.csv into " in airline
+
+
+# -- a second Ctrl-C ------------------------------------------------------------------------------------------------
+# A command that stops slowly on Ctrl-C (as one whose joblib workers are being stopped), with the harness's handler:
+# it says "stopping" once the first Ctrl-C reached it, and "said" after its last line.
+STOPPING_SLOWLY = textwrap.dedent(
+    """
+    import sys, time
+    from experiments.sweep import ctrl_c
+    ctrl_c.install("the same command")
+    try:
+        print("ready", flush=True)
+        time.sleep(60)
+    except KeyboardInterrupt:
+        print("stopping", flush=True)
+        time.sleep(float(sys.argv[1]))
+        status = ctrl_c.last_line("interrupted: 3 of 9 trials finished; resume: the same command")
+        print("said", flush=True)
+        time.sleep(60)  # what lingers after it: joblib's workers joined at the interpreter's exit
+        sys.exit(status)
+    """
+)
+
+
+def _as_in_a_terminal() -> None:
+    """SIGINT as a terminal's foreground job has it (a suite started in the background runs with it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupted_twice(stop_after: float, second_when: str) -> subprocess.CompletedProcess:
+    """STOPPING_SLOWLY sent Ctrl-C, then again once it printed ``second_when``."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", STOPPING_SLOWLY, str(stop_after)], cwd=REPO_ROOT, env=SHELL_ENV, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_as_in_a_terminal,
+    )  # fmt: skip
+    try:
+        for line in ("ready", second_when):
+            assert f"{line}\n" in iter(process.stdout.readline, ""), process.stderr.read()
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def test_a_second_ctrl_c_while_the_command_stops_ends_it_at_once_with_one_line():
+    done = interrupted_twice(60, "stopping")
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == ["interrupted twice: stopped at once; start again: the same command"]
+
+
+def test_a_second_ctrl_c_after_the_last_line_adds_nothing():
+    done = interrupted_twice(0, "said")
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == ["interrupted: 3 of 9 trials finished; resume: the same command"]
