@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import QUICK_TRIALS
 from mlflow import MlflowClient
 from mlflow.environment_variables import MLFLOW_SERVER_ENABLE_JOB_EXECUTION
 from mlflow.server import constants
@@ -114,7 +113,7 @@ def test_after_make_ui_reproduce_figure_runs_every_trial(exported, tmp_path, run
     ui.evidence_store(tmp_path / "results" / "evidence", tmp_path / "results" / "evidence-ui")
     done = run_cli(f"figure={figure.figure}", "profile=quick", "launcher.n_jobs=2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert f"{QUICK_TRIALS} trials: 0 already finished, {QUICK_TRIALS} run now" in done.stdout + done.stderr
+    assert f"{figure.n_trials} trials: 0 already finished, {figure.n_trials} run now" in done.stdout + done.stderr
 
 
 @pytest.mark.slow

@@ -118,19 +118,24 @@ def test_parallel_and_serial_sweeps_give_identical_curves(tmp_path):
         pd.testing.assert_frame_equal(serial, parallel)
 
 
-def test_a_record_beyond_one_batch_is_logged_whole_in_mlflows_limits(tracker):
+def test_a_trial_beyond_one_batch_is_logged_whole_in_mlflows_limits(tracker):
     """150 params and 2500 curve points: more than one log_batch call may take (MLflow refuses more than 100 params
     or 1000 entries in one); every one is stored."""
-    from experiments.tracking import RunRecord
+    from experiments.protocols.result import TrialResult
+    from experiments.trial import TrialOutcome
 
     trial = {"dataset": {"name": "toy"}, "model": {"name": "m"}, "grid": {f"p{k:03d}": k for k in range(148)}}
     curves = pd.DataFrame({"step": range(1, 1251), "loss": [1.0 / s for s in range(1, 1251)]})
     curves["accuracy"] = 1.0 - curves["loss"]
-    created = tracker.client.create_run(tracker.experiment_id("batches"))
-    run_id = created.info.run_id
-    tracker.log_record(RunRecord(run_id, "r", trial, {"train_time": 2.0}, curves), created.info.artifact_uri)
+    outcome = TrialOutcome(trial, TrialResult(curves=curves, summary={"train_time": 2.0}), duration=3.0, start=1.0)
+    run_id = tracker.log_outcome("batches", outcome, {})
     run = tracker.client.get_run(run_id)
     assert len(run.data.params) == 150 and run.data.params["grid.p147"] == "147"
-    assert run.data.metrics == {"loss": 1.0 / 1250, "accuracy": 1.0 - 1.0 / 1250, "train_time": 2.0}
+    assert run.data.metrics == {
+        "loss": 1.0 / 1250,
+        "accuracy": 1.0 - 1.0 / 1250,
+        "train_time": 2.0,
+        "duration_seconds": 3.0,
+    }
     history = tracker.client.get_metric_history(run_id, "accuracy")
     assert sorted(m.step for m in history) == list(range(1, 1251))
