@@ -10,8 +10,8 @@ figure run's description is its claims' table; its artifacts are its drawing, cl
 run's its trial.json, curves.csv and tables. A run that several figures' evidence holds (a trial the harness reused)
 belongs to the first of them in the report's order.
 
-The rows go straight into MLflow's tables, whose definitions are read from MLflow's own models, in one transaction;
-the schema is MLflow's (its migrations run on the empty file). Logging the runs through MLflow's client, a request per
+The rows go straight into MLflow's tables, in one transaction; the schema is MLflow's (its migrations run on the empty
+file, in a process of their own while the rows are read). Logging the runs through MLflow's client, a request per
 call, took minutes.
 """
 
@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +37,6 @@ from mlflow.store.tracking.dbmodels.models import (
     SqlRun,
     SqlTag,
 )
-from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import flatten
@@ -44,6 +45,8 @@ from experiments.report import evidence_experiment_ids, figure_order
 from experiments.tracking import PARAM_MAX_LENGTH, claims_note, curve_points, experiment_tags
 from experiments.trial import run_names, trial_hash, trial_name
 
+# MLflow's tables made by MLflow (its migrations, seconds), in a process of its own while the rows are read here.
+_SCHEMA = "import sys; from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore as S; S(*sys.argv[1:])"
 EVIDENCE_TAG = "mondrian.evidence"  # an experiment's tag: the evidence folder and commit its runs are read from
 
 
@@ -59,8 +62,9 @@ class _Rows:
         self.tables.setdefault(model.__tablename__, []).append(rows)
 
     def insert(self, store: Path) -> None:
-        """Into the store, in one transaction (columns left out take their defaults); the tables' secondary indexes
-        are dropped first and made again from the whole tables at the end, as SQLite does fastest."""
+        """Into the store, in one transaction, each table's rows in the order of its primary key (columns left out
+        take their defaults); the tables' other indexes are dropped first and made again from the whole tables at the
+        end, as SQLite does fastest."""
         connection = sqlite3.connect(store)
         connection.execute("PRAGMA journal_mode=OFF")  # a build cut short is thrown away whole, never read
         connection.execute("PRAGMA synchronous=OFF")
@@ -73,19 +77,21 @@ class _Rows:
             for name, _ in indexes:
                 connection.execute(f'DROP INDEX "{name}"')
             for table, chunks in self.tables.items():
-                for columns, values in map(_columns_and_values, filter(len, chunks)):
-                    names, marks = ", ".join(f'"{c}"' for c in columns), ", ".join("?" * len(columns))
-                    connection.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
+                listed = [row for chunk in chunks if isinstance(chunk, list) for row in chunk]
+                frames = [chunk for chunk in chunks if isinstance(chunk, pd.DataFrame)]
+                frames += [pd.DataFrame(listed)] if listed else []
+                if not frames:
+                    continue
+                rows = pd.concat(frames, ignore_index=True)
+                columns = sorted(connection.execute(f'PRAGMA table_info("{table}")'), key=lambda column: column[5])
+                key = [column[1] for column in columns if column[5] and column[1] in rows.columns]
+                rows = rows.sort_values(key, kind="stable")
+                names, marks = ", ".join(f'"{c}"' for c in rows.columns), ", ".join("?" * len(rows.columns))
+                values = rows.astype(object).itertuples(index=False, name=None)
+                connection.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
             for _, sql in indexes:
                 connection.execute(sql)
         connection.close()
-
-
-def _columns_and_values(chunk: list[dict] | pd.DataFrame) -> tuple[list[str], Iterator[tuple]]:
-    if isinstance(chunk, pd.DataFrame):
-        return list(chunk.columns), chunk.astype(object).itertuples(index=False, name=None)
-    columns = list(chunk[0])
-    return columns, (tuple(row[c] for c in columns) for row in chunk)
 
 
 def _curves(stem: Path) -> pd.DataFrame:
@@ -155,7 +161,7 @@ def _metric_rows(rows: _Rows, points: pd.DataFrame, ends: dict[str, int]) -> Non
         "timestamp": points["run_id"].map(ends).astype("int64"), "run_uuid": points["run_id"],
         "step": points["step"].astype("int64"), "is_nan": False,
     })  # fmt: skip
-    rows.add(SqlMetric, points.sort_values(["key", "timestamp", "step", "run_uuid", "value"]))  # its key's order
+    rows.add(SqlMetric, points)
     rows.add(
         SqlLatestMetric, points.sort_values("step", kind="stable").drop_duplicates(["run_uuid", "key"], keep="last")
     )
@@ -175,7 +181,7 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
     building.mkdir(parents=True)
     artifacts = target.resolve() / "artifacts"  # where the runs' artifact URIs point once the build is moved there
     store = building / "mlflow.db"
-    SqlAlchemyStore(f"sqlite:///{store.resolve()}", str(artifacts / "0")).engine.dispose()  # MLflow's schema
+    schema = subprocess.Popen([sys.executable, "-c", _SCHEMA, f"sqlite:///{store.resolve()}", str(artifacts / "0")])
     rows, taken, created = _Rows(), set(), {}
     for model in (SqlExperiment, SqlExperimentTag):  # before the runs that refer to them
         rows.add(model, [])
@@ -193,6 +199,8 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
         }])  # fmt: skip
         tags = {**experiment_tags(figure_id), EVIDENCE_TAG: f"the committed evidence, {Path(root).as_posix()}"}
         rows.add(SqlExperimentTag, [{"key": k, "value": v, "experiment_id": experiment_id} for k, v in tags.items()])
+    if schema.wait() != 0:
+        raise RuntimeError(f"MLflow could not create its tables in {store} (exit status {schema.returncode})")
     rows.insert(store)
     for path, content in rows.files.items():
         file = building / "artifacts" / path

@@ -24,6 +24,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from contextlib import suppress
 from pathlib import Path
 from urllib.parse import quote
 
@@ -47,14 +49,22 @@ def fingerprint(evidence: Path, target: Path) -> str:
     return digest.hexdigest()
 
 
+def stale(evidence: Path, target: Path) -> str | None:
+    """The fingerprint to build the evidence's store in ``target`` with, when it is missing or was built from
+    something else; None when it is current."""
+    stamp, kept = fingerprint(evidence, target), target / FINGERPRINT
+    current = (target / "mlflow.db").exists() and kept.exists() and kept.read_text() == stamp
+    return None if current else stamp
+
+
 def evidence_store(evidence: Path = EVIDENCE, target: Path = EVIDENCE_UI) -> Path:
     """The store of the committed evidence in ``target``, built when it is missing or was built from something else."""
-    stamp, store = fingerprint(evidence, target), target / "mlflow.db"
-    if store.exists() and (target / FINGERPRINT).exists() and (target / FINGERPRINT).read_text() == stamp:
-        return store
-    from experiments.evidence_store import build  # pandas and MLflow: imported only when the store is (re)built
+    stamp = stale(evidence, target)
+    if stamp is not None:
+        from experiments.evidence_store import build  # pandas and MLflow: imported only when the store is (re)built
 
-    return build(evidence, target, stamp, FINGERPRINT)
+        build(evidence, target, stamp, FINGERPRINT)
+    return target / "mlflow.db"
 
 
 # What `mlflow ui` tells the server it starts (mlflow.server._run_server), set here without importing MLflow: its
@@ -63,13 +73,15 @@ def evidence_store(evidence: Path = EVIDENCE, target: Path = EVIDENCE_UI) -> Pat
 _STORE, _ARTIFACT_ROOT = "_MLFLOW_SERVER_FILE_STORE", "_MLFLOW_SERVER_ARTIFACT_ROOT"
 _SERVE_ARTIFACTS, _DESTINATION = "_MLFLOW_SERVER_SERVE_ARTIFACTS", "_MLFLOW_SERVER_ARTIFACT_DESTINATION"
 _SERVER_KIND, _JOBS = "_MLFLOW_SGI_NAME", "MLFLOW_SERVER_ENABLE_JOB_EXECUTION"
-APP = "mlflow.server.fastapi_app:app"
 
 
-def ui_command(store: Path, artifacts: Path, port: int, host: str = "127.0.0.1") -> tuple[list[str], dict[str, str]]:
+def ui_command(
+    store: Path, artifacts: Path, port: int, host: str = "127.0.0.1", after: Path | None = None
+) -> tuple[list[str], dict[str, str]]:
     """The command serving the MLflow UI on ``store`` (a SQLite file) and ``artifacts`` at host:port, and the
-    environment it runs in: MLflow's own app under uvicorn, as `mlflow ui` runs it, one worker per two cores (its
-    default of four took seconds longer to start on two), without job executors."""
+    environment it runs in: MLflow's own app under uvicorn, as `mlflow ui` runs it (experiments.mlflow_server), one
+    worker per two cores (its default of four took seconds longer to start on two), without job executors; given
+    ``after``, it listens once that file exists."""
     environment = {
         _STORE: f"sqlite:///{store.resolve()}",
         _ARTIFACT_ROOT: "mlflow-artifacts:/",
@@ -79,7 +91,8 @@ def ui_command(store: Path, artifacts: Path, port: int, host: str = "127.0.0.1")
         _JOBS: "false",
     }
     workers = max(1, min(4, (os.cpu_count() or 1) // 2))
-    command = [sys.executable, "-m", "uvicorn", APP, "--host", host, "--port", str(port), "--workers", str(workers)]
+    command = [sys.executable, "-m", "experiments.mlflow_server", "--host", host, "--port", str(port)]
+    command += ["--workers", str(workers), *(["--after", str(after.resolve())] if after else [])]
     return command, environment
 
 
@@ -117,19 +130,38 @@ def headless(url: str, *options: str, timeout: float = 120) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", type=Path, help="a SQLite store to serve (default: the committed evidence's)")
-    parser.add_argument("--artifacts", type=Path, help="the artifacts folder (default: the store's folder's)")
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args()
     if args.store is None:
-        store, what = evidence_store(), "the committed evidence (make ui-local: this machine's runs)"
+        store, artifacts = EVIDENCE_UI / "mlflow.db", EVIDENCE_UI / "artifacts"
+        what = "the committed evidence (make ui-local: this machine's runs)"
     else:
-        store, what = args.store, f"{args.store} (make ui: the committed evidence)"
-    artifacts = args.artifacts or (store.parent / ("artifacts" if args.store is None else "mlartifacts"))
-    command, environment = ui_command(store, artifacts, args.port)
+        store, artifacts = args.store, args.store.parent / "mlartifacts"
+        what = f"{args.store} (make ui: the committed evidence)"
     base = f"http://127.0.0.1:{args.port}"
-    print(f"MLflow UI on {base}: {what}; Ctrl-C stops it", flush=True)
-    print(f"  the figures' experiments: {experiments_url(base)}", flush=True)
-    os.execve(command[0], command, {**os.environ, **environment})
+    lines = [f"MLflow UI on {base}: {what}; Ctrl-C stops it", f"  the figures' experiments: {experiments_url(base)}"]
+    if args.store is not None or stale(EVIDENCE, EVIDENCE_UI) is None:
+        command, environment = ui_command(store, artifacts, args.port)
+        print("\n".join(lines), flush=True)
+        os.execve(command[0], command, {**os.environ, **environment})
+    print(f"building the store of the committed evidence ({EVIDENCE} changed since the last build, or none was made)")
+    began = time.monotonic()
+    # the server imports MLflow's app beside the build, and listens once the build has written its fingerprint
+    command, environment = ui_command(store, artifacts, args.port, after=EVIDENCE_UI / FINGERPRINT)
+    server = subprocess.Popen(command, env={**os.environ, **environment})
+    try:
+        evidence_store()
+        print(f"built in {time.monotonic() - began:.0f} s, into {EVIDENCE_UI}", *lines, sep="\n", flush=True)
+        status = server.wait()
+    except KeyboardInterrupt:  # Ctrl-C reached the server too (one process group): it stops, and so does this
+        with suppress(KeyboardInterrupt):
+            server.wait()
+        status = 130
+    finally:
+        if server.poll() is None:  # the build failed
+            server.terminate()
+            server.wait()
+    sys.exit(status)
 
 
 if __name__ == "__main__":
