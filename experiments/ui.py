@@ -130,13 +130,14 @@ def headless(url: str, *options: str, timeout: float = 120) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", type=Path, help="a SQLite store to serve (default: the committed evidence's)")
+    parser.add_argument("--artifacts", type=Path, help="a store's artifacts folder (default: mlartifacts beside it)")
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args()
     if args.store is None:
         store, artifacts = EVIDENCE_UI / "mlflow.db", EVIDENCE_UI / "artifacts"
         what = "the committed evidence (make ui-local: this machine's runs)"
     else:
-        store, artifacts = args.store, args.store.parent / "mlartifacts"
+        store, artifacts = args.store, args.artifacts or args.store.parent / "mlartifacts"
         what = f"{args.store} (make ui: the committed evidence)"
     base = f"http://127.0.0.1:{args.port}"
     lines = [f"MLflow UI on {base}: {what}; Ctrl-C stops it", f"  the figures' experiments: {experiments_url(base)}"]
