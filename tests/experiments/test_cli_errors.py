@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_command_line import one_line_error
 
 from experiments import regenerate
 from experiments.config import check_figure_choices, check_settings
@@ -84,14 +85,6 @@ def test_the_figures_own_choices_pass():
     assert check_figure_choices(["figure=bsp-fig2", "protocol=bsp_order"]) is None
     assert check_figure_choices(["figure=amf-fig10", "dataset=adult", "model=amf_classifier"]) is None
     assert check_figure_choices(["protocol=online"]) is None  # an ad-hoc trial runs any protocol
-
-
-def one_line_error(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 2, done.stderr[-2000:]
-    assert done.stdout == "" and "Traceback" not in done.stderr
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
 
 
 @pytest.mark.parametrize(
