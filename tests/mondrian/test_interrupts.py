@@ -104,13 +104,18 @@ print("outcomes", outcomes)
 )
 
 
+# One estimator per kernel family; the others' cases are marked slow (make test-slow), to keep make test in CI's time.
+FAMILIES = ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")
+
+
+def case(name: str, *values: str) -> pytest.param:
+    return pytest.param(name, *values, id="-".join([name, *values]), marks=() if name in FAMILIES else pytest.mark.slow)
+
+
 # fit learns into new trees, dropped on failure, the same way for every forest: one estimator per kernel family
-FIT_AGAIN = [
-    pytest.param(name, "fit-again", id=f"{name}-fit-again") for name in ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")
-]
-LONG_CALLS = [
-    pytest.param(name, kind, id=f"{name}-{kind}") for kind in ("partial_fit", "progressive") for name in ONLINE
-]
+FIT_AGAIN = [case(name, "fit-again") for name in FAMILIES]
+LONG_CALLS = [case(name, kind) for kind in ("partial_fit", "progressive") for name in ONLINE]
+STREAMS = [case(name) for name in ONLINE]
 
 
 @pytest.mark.parametrize(("name", "kind"), LONG_CALLS + FIT_AGAIN)
@@ -179,7 +184,7 @@ print("outcomes", outcomes)
 )
 
 
-@pytest.mark.parametrize("name", ONLINE)
+@pytest.mark.parametrize("name", STREAMS)
 def test_an_interrupt_in_a_stream_of_learn_one_calls_leaves_a_whole_model(name):
     """Interrupts at random points of a learn_one loop (500 samples, doubled until they take 0.3 s): the
     interrupted call either learnt nothing or its whole sample (the model equals one that learnt the stream up to
