@@ -132,15 +132,19 @@ def write_figure(target: Path, figure_run: dict, claims: list[dict], settings: d
 # -- reading ---------------------------------------------------------------------------------------------------------
 
 
-def _split(stem: Path) -> dict[str, pd.DataFrame]:
-    """run id -> its rows of a blocks file (``stem``.csv or .parquet), as text."""
+def blocks(stem: Path) -> pd.DataFrame:
+    """A blocks file (``stem``.csv or .parquet: every run's rows, ``run_id`` first) as text; no rows when neither
+    file is there."""
     if stem.with_suffix(".parquet").exists():
-        frame = pd.read_parquet(stem.with_suffix(".parquet"))
-    elif stem.with_suffix(".csv").exists():
-        frame = pd.read_csv(stem.with_suffix(".csv"), dtype=str, keep_default_na=False)
-    else:
-        return {}
-    return {run_id: part.drop(columns="run_id") for run_id, part in frame.groupby("run_id", sort=False)}
+        return pd.read_parquet(stem.with_suffix(".parquet"))
+    if stem.with_suffix(".csv").exists():
+        return pd.read_csv(stem.with_suffix(".csv"), dtype=str, keep_default_na=False)
+    return pd.DataFrame(columns=["run_id"])
+
+
+def _split(stem: Path) -> dict[str, pd.DataFrame]:
+    """run id -> its rows of a blocks file, as text."""
+    return {run_id: part.drop(columns="run_id") for run_id, part in blocks(stem).groupby("run_id", sort=False)}
 
 
 def _parsed(block: pd.DataFrame | None, columns: list[str]) -> pd.DataFrame:
@@ -150,7 +154,7 @@ def _parsed(block: pd.DataFrame | None, columns: list[str]) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(block[columns].to_csv(index=False)))
 
 
-def _documents(source: Path) -> tuple[dict, list[dict]]:
+def documents(source: Path) -> tuple[dict, list[dict]]:
     """A figure's evidence folder's figure.json and runs.jsonl rows."""
     rows = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
     return json.loads((source / "figure.json").read_text()), rows
@@ -159,7 +163,7 @@ def _documents(source: Path) -> tuple[dict, list[dict]]:
 def read(root: Path, profile: str, figure_id: str) -> FigureEvidence:
     """The committed evidence of a figure at a profile."""
     source = folder(root, profile, figure_id)
-    document, rows = _documents(source)
+    document, rows = documents(source)
     curves = _split(source / "curves")
     tables = {path.stem: _split(path.with_suffix("")) for path in sorted((source / "tables").glob("*.*"))}
     runs = [

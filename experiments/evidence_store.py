@@ -6,9 +6,10 @@ reproduce-figure`, `make figures` and `make report-local` read and `make ui-loca
 id, name, start and end (Duration in the UI is the trial's), tags, params (the flattened trial config) and metrics (the
 curves as metric series, ``step`` = samples seen; the summary numbers not among them at step 0; each stamped with the
 run's end); the trial runs are children of their figure run, named as a sweep of their figure names them today. A
-figure run's description is its claims' table; its artifacts are its drawing, claims.json and settings.json, a trial
-run's its trial.json, curves.csv and tables. A run that several figures' evidence holds (a trial the harness reused)
-belongs to the first of them in the report's order.
+figure run's description is its claims' table; its artifacts are its drawing, claims.json, settings.json and the
+evidence's files (runs.jsonl with every trial's config, the curves and tables); a trial run has none (thousands of small
+files took longer to write than the rest of the build). A run that several figures' evidence holds (a trial the
+harness reused) belongs to the first of them in the report's order.
 
 The rows go straight into MLflow's tables, in one transaction; the schema is MLflow's (its migrations run on the empty
 file, in a process of their own while the rows are read). Logging the runs through MLflow's client, a request per
@@ -40,6 +41,7 @@ from mlflow.store.tracking.dbmodels.models import (
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import flatten
+from experiments.evidence import blocks, documents
 from experiments.progress import progress
 from experiments.report import evidence_experiment_ids, figure_order
 from experiments.tracking import PARAM_MAX_LENGTH, claims_note, curve_points, experiment_tags
@@ -47,7 +49,7 @@ from experiments.trial import run_names, trial_hash, trial_name
 
 # MLflow's tables made by MLflow (its migrations, seconds), in a process of its own while the rows are read here.
 _SCHEMA = "import sys; from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore as S; S(*sys.argv[1:])"
-EVIDENCE_TAG = "mondrian.evidence"  # an experiment's tag: the evidence folder and commit its runs are read from
+EVIDENCE_TAG = "mondrian.evidence"  # an experiment's tag: the evidence folder its runs are read from
 
 
 @dataclass
@@ -94,20 +96,10 @@ class _Rows:
         connection.close()
 
 
-def _curves(stem: Path) -> pd.DataFrame:
-    """A blocks file of curves (``stem``.csv or .parquet: every run's rows, ``run_id`` first) as text."""
-    if stem.with_suffix(".parquet").exists():
-        return pd.read_parquet(stem.with_suffix(".parquet"))
-    if stem.with_suffix(".csv").exists():
-        return pd.read_csv(stem.with_suffix(".csv"), dtype=str, keep_default_na=False)
-    return pd.DataFrame(columns=["run_id", "step"])
-
-
 def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path, taken: set[str]) -> int:
     """One figure's evidence folder as rows: its figure run, then its trial runs that no figure before it holds;
     returns the figure run's start."""
-    document = json.loads((source / "figure.json").read_text())
-    records = [json.loads(line) for line in (source / "runs.jsonl").read_text().splitlines() if line]
+    document, records = documents(source)
     figure_id, parent = source.name, document["run"]
 
     def run(run_id: str, name: str, start: int, end: int, tags: dict[str, str]) -> str:
@@ -133,7 +125,8 @@ def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path,
                 rows.files[f"{folder}/evidence/{path.relative_to(source).as_posix()}"] = path
         rows.files[f"{folder}/claims.json"] = json.dumps({"claims": document["claims"]}, indent=2)
         rows.files[f"{folder}/settings.json"] = json.dumps(document["settings"], indent=2)
-    points = curve_points(_curves(source / "curves"), by=["run_id"])
+    curves = blocks(source / "curves")
+    points = curve_points(curves if "step" in curves.columns else curves.assign(step=[]), by=["run_id"])
     points = points[points["run_id"].isin({r["run_id"] for r in records} - taken)]
     names, summaries = run_names([record["trial"] for record in records]), []
     for record in records:
