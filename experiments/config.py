@@ -4,7 +4,9 @@ line's side of them: names checked against conf/ with "did you mean", and comman
 from __future__ import annotations
 
 import argparse
+import copy
 import difflib
+import functools
 import json
 import os
 import re
@@ -81,17 +83,27 @@ def group_names(group: str) -> list[str]:
     return sorted(path.stem for path in (CONF_DIR / group).glob("*.yaml"))
 
 
+def figure_file(figure_id: str) -> dict:
+    """A figure's config file as written (conf/figure/<id>.yaml, not composed), parsed once per version of the file:
+    the report, the store of the evidence and the UI's notes read the same files dozens of times."""
+    path = CONF_DIR / "figure" / f"{figure_id}.yaml"
+    return copy.deepcopy(_figure_yaml(path, path.stat().st_mtime_ns))  # a copy: what a caller changes stays its own
+
+
+@functools.lru_cache(maxsize=256)
+def _figure_yaml(path: Path, version: int) -> dict:
+    return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+
+
 def figure_profiles(figure_id: str) -> list[str]:
     """The profiles of a figure (paper, quick, offline, ...), read from its config file without composing it."""
-    with open(CONF_DIR / "figure" / f"{figure_id}.yaml") as f:
-        return list(yaml.safe_load(f).get("profiles") or {})
+    return list(figure_file(figure_id).get("profiles") or {})
 
 
 def other_data(figure_id: str, profile: str) -> str:
     """What a profile runs on in place of the paper's data, as its ``other_data`` says ("" when it runs the paper's
     data or copies of them)."""
-    with open(CONF_DIR / "figure" / f"{figure_id}.yaml") as f:
-        profiles = yaml.safe_load(f).get("profiles") or {}
+    profiles = figure_file(figure_id).get("profiles") or {}
     return str((profiles.get(profile) or {}).get("other_data") or "").strip()
 
 
@@ -162,8 +174,7 @@ TRIAL_GROUPS = ("dataset", "model", "protocol")
 def figure_runs(figure_id: str) -> dict[str, list[str]]:
     """The dataset, model and protocol choices of a figure's trials (its ``trials`` and its profiles' grids), read
     from its config file: group -> names, an empty list for a group its trials leave out (``~dataset``)."""
-    with open(CONF_DIR / "figure" / f"{figure_id}.yaml") as f:
-        figure = yaml.safe_load(f)
+    figure = figure_file(figure_id)
     runs: dict[str, list[str]] = {}
     for override in figure.get("trials") or []:
         key, _, name = override.partition("=")
