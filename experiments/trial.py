@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -58,22 +59,44 @@ def trial_name(trial: dict) -> str:
 # Settings a run name says by their value alone (the dataset's, the model's and the protocol's names).
 _NAMED = ("dataset.name", "model.name", "protocol.name")
 _VALUE_WIDTH = 40  # characters of a setting's value a run name shows at most
+NAME_WIDTH = 32  # characters of a run name the MLflow UI's runs table shows (its Run Name column: 24 to 32)
 
 
-def run_names(trials: list[dict]) -> dict[str, str]:
+def run_names(trials: list[dict], hashes: list[str] | None = None) -> dict[str, str]:
     """Run name per trial hash: the settings that tell apart the trials of the list (a sweep's, a figure's grid),
-    named first, then the others, the seed last, e.g. ``usps, MF, n_estimators=10, seed=3``. The MLflow UI cuts long
-    names, so a name holds only what varies; the trial's full name is its run's tag ``trial_name``. A list of one
-    trial gives it its full name."""
-    flats = {trial_hash(trial): flatten(trial) for trial in trials}
+    named first, then the others, the seed last, e.g. ``usps, MF, n_estimators=10, seed=3``; a list of one trial
+    gives it its full name. The MLflow UI's runs table shows about NAME_WIDTH characters of a name, so a name holds
+    only what varies, and names longer than that are shortened, never cut: a list by its ends (``sizes=[300…10000]``),
+    then the settings' labels by their words' initials (``budget_scale`` -> ``bs``, as few as tell them apart), with
+    spaces between settings; a trial alone is named by its named settings and seed. The trial's full name is its
+    run's tag ``trial_name``, its settings the run's params. ``hashes``: the trials' hashes, when known (a record keeps
+    its trial's)."""
+    hashes = [trial_hash(trial) for trial in trials] if hashes is None else hashes
+    flats = {key_hash: flatten(trial) for key_hash, trial in zip(hashes, trials, strict=True)}
     keys = _telling_keys(list(flats.values()))
     if not keys:
-        return {trial_hash(trial): trial_name(trial) for trial in trials}
-    labels = _labels(keys)
+        return {key_hash: _alone(trial, flats[key_hash]) for key_hash, trial in zip(hashes, trials, strict=True)}
+    labels, separator = _labels(keys), ", "
+    names = _named(flats, keys, labels, separator)
+    if max(map(len, names.values())) > NAME_WIDTH:
+        labels, separator = _initials(keys, labels), " "
+        names = _named(flats, keys, labels, separator)
+    return names
+
+
+def _named(flats: dict[str, dict[str, str]], keys: list[str], labels: dict[str, str], separator: str) -> dict:
     return {
-        key_hash: ", ".join(_shown(key, labels[key], flat[key]) for key in keys if key in flat)
+        key_hash: separator.join(_shown(key, labels[key], flat[key]) for key in keys if key in flat)
         for key_hash, flat in flats.items()
     }
+
+
+def _alone(trial: dict, flat: dict[str, str]) -> str:
+    """A trial's name when nothing tells it from others: its full name if it fits, else its named settings and seed."""
+    name = trial_name(trial)
+    if len(name) <= NAME_WIDTH:
+        return name
+    return ", ".join([*(flat[key] for key in _NAMED if key in flat), f"seed={trial.get('seed', 0)}"])
 
 
 def _telling_keys(flats: list[dict[str, str]]) -> list[str]:
@@ -105,10 +128,25 @@ def _labels(keys: list[str]) -> dict[str, str]:
     return labels
 
 
+def _initials(keys: list[str], labels: dict[str, str]) -> dict[str, str]:
+    """Labels of several words shortened to their words' initials (``budget_scale`` -> ``bs``); labels of one word, and
+    those whose initials would be another label's (``leaf_sampling`` and ``lifetime_scale``), kept."""
+    short = {key: "".join(w[:1] for w in re.split(r"[._]", labels[key])) for key in keys if key not in _NAMED}
+    shown = [*short.values(), *(labels[key] for key in keys if key not in short)]
+    return {
+        key: initials if len(initials) > 1 and shown.count(initials) == 1 and initials != labels[key] else labels[key]
+        for key, initials in short.items()
+    } | {key: labels[key] for key in keys if key not in short}
+
+
 def _shown(key: str, label: str, value: str) -> str:
-    """One setting in a run name: a named setting by its value, a class by its own name, a long value cut."""
+    """One setting in a run name: a named setting by its value, a class by its own name, a list of more than two
+    values by its ends, a long value cut."""
     if key.endswith("._target_"):
         value = value.rsplit(".", 1)[-1]
+    if value.startswith("[") and value.count(",") > 1:
+        items = [item.strip() for item in value.strip("[]").split(",")]
+        value = f"[{items[0]}…{items[-1]}]"
     if len(value) > _VALUE_WIDTH:
         value = value[: _VALUE_WIDTH - 1] + "…"
     return value if key in _NAMED else f"{label}={value}"

@@ -29,7 +29,10 @@ def test_trial_run_names_lead_with_the_settings_that_vary():
     trials = leaf_trials({"protocol.run.dim": [1, 2], "protocol.run.lifetime": [0.5, 2]})
     assert named(trials) == ["dim=1, lifetime=0.5", "dim=1, lifetime=2", "dim=2, lifetime=0.5", "dim=2, lifetime=2"]
     (one,) = trials[:1]
-    assert named([one]) == [trial_name(one)]  # nothing varies: the trial's full name
+    small = {"protocol": {"name": "p", "run": {"a": 1}}, "seed": 0}
+    assert named([small]) == [trial_name(small)] == ["p(a=1)/seed=0"]  # nothing varies: its full name, if it fits,
+    assert trial_name(one) == "leaf_count(dim=1,lifetime=0.5,replicates=20)/seed=0"  # else its named settings and seed
+    assert named([one]) == ["leaf_count, seed=0"]
 
 
 def test_names_say_datasets_and_models_by_name_the_seed_last_and_leave_out_what_they_decide():
@@ -40,10 +43,34 @@ def test_names_say_datasets_and_models_by_name_the_seed_last_and_leave_out_what_
         for s in (0, 1)
     ]
     names = named(trials)
-    assert names[:3] == ["moons, MF, n_estimators=10, seed=0", "moons, MF, n_estimators=10, seed=1", names[2]]
-    assert names[4] == "moons, AMF, n_estimators=10, seed=0"
+    # "circles, AMF, n_estimators=10, seed=1" would not fit the UI's column: the label by its initials
+    assert names[:3] == ["moons MF ne=10 seed=0", "moons MF ne=10 seed=1", "moons MF ne=20 seed=0"]
+    assert names[4] == "moons AMF ne=10 seed=0"
     assert len(set(names)) == len(trials)
     assert not any("random_state" in name or "_target_" in name for name in names)  # the seed and the model decide
+
+
+def test_long_names_are_shortened_to_fit_the_ui_never_cut():
+    """The UI's runs table shows about NAME_WIDTH characters: lists by their ends, labels of several words by their
+    initials unless two would read the same, spaces between settings; names stay distinct."""
+    trials = [
+        {"model": {"name": "BSP", "run": {"budget_scale": b, "leaf_sampling": leaf, "sizes": sizes}}, "seed": seed}
+        for b in (0.1, 1.0)
+        for leaf in ("law", "text")
+        for sizes in ([5000], [300, 500, 1000, 5000])
+        for seed in (0, 1)
+    ] + [
+        {"model": {"name": "MF", "run": {"lifetime_scale": scale, "sizes": [300, 500, 1000, 5000]}}, "seed": seed}
+        for scale in (2.0, 4.0)
+        for seed in (0, 1)
+    ]
+    names = named(trials)
+    assert names[0] == "BSP bs=0.1 leaf_sampling=law sizes=[5000] seed=0"
+    assert names[2] == "BSP bs=0.1 leaf_sampling=law sizes=[300…5000] seed=0"
+    assert names[-1] == "MF sizes=[300…5000] lifetime_scale=4.0 seed=1"  # ls would read as leaf_sampling's
+    assert len(set(names)) == len(trials)
+    few = [{"model": {"name": "MF", "run": {"budget_scale": b}}, "seed": 0} for b in (1, 2)]
+    assert named(few) == ["budget_scale=1", "budget_scale=2"]  # short enough: whole labels
 
 
 def test_settings_sharing_a_last_name_are_told_apart_and_classes_said_by_their_own_name():
@@ -56,12 +83,14 @@ def test_settings_sharing_a_last_name_are_told_apart_and_classes_said_by_their_o
             ("pkg.mod.Tree", 2, 1),
         )
     ]
+    # "estimator=Forest, a.size=1, b.size=1" would not fit the UI's column: a.size and b.size by their initials
     assert named(trials) == [
-        "estimator=Forest, a.size=1, b.size=1",
-        "estimator=Tree, a.size=1, b.size=1",
-        "estimator=Tree, a.size=1, b.size=2",
-        "estimator=Tree, a.size=2, b.size=1",
+        "estimator=Forest as=1 bs=1",
+        "estimator=Tree as=1 bs=1",
+        "estimator=Tree as=1 bs=2",
+        "estimator=Tree as=2 bs=1",
     ]
+    assert named(trials[1:3]) == ["size=1", "size=2"]  # what fits keeps its whole label
 
 
 def test_a_trial_run_starts_and_ends_with_its_trial_not_with_its_claim(tracker):
@@ -86,7 +115,9 @@ def test_figure_experiments_are_machine_learning_ones_described_by_their_caption
     tags = tracker.client.get_experiment_by_name("theory-leaves").tags
     assert tags[KIND_TAG] == MACHINE_LEARNING
     note = tags[MLFLOW_RUN_NOTE]
-    assert "(1 + lam)^d" in note and "MGS17/MGS20" in note and "`paper`, `quick`" in note
+    assert "(1 + lam)^d" in note and "MGS17/MGS20" in note and "Profiles: paper, quick." in note
+    # the list of experiments shows the note's start as written: plain text, no Markdown marks
+    assert note.startswith("theory-leaves: ") and not set("*`") & set(note.split("\n\n")[0])
     tracker.experiment_id("exp")
     assert tracker.client.get_experiment_by_name("exp").tags == {KIND_TAG: MACHINE_LEARNING}  # no figure: no note
     again = Tracker(store["uri"], store["artifact_root"])
