@@ -18,6 +18,8 @@ next run.
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import logging
 import math
@@ -113,20 +115,21 @@ class OpenRun:
 
 
 def figure_note(figure_id: str) -> str | None:
-    """A figure experiment's description (Markdown): the figure's caption, its paper and its profiles, as the report
-    says them; None for an experiment that is not a figure's."""
+    """A figure experiment's description: the figure's caption, its paper and its profiles, as the report says them, in
+    plain text (the UI's list of experiments shows it unrendered, its page renders it as Markdown); None for an
+    experiment that is not a figure's."""
     if not (CONF_DIR / "figure" / f"{figure_id}.yaml").exists():
         return None
     from experiments.report import PAPERS, description  # the report's words; imported here: the report reads runs
 
     paper = PAPERS.get(figure_id.split("-")[0], "")
-    profiles = ", ".join(f"`{p}`" for p in figure_profiles(figure_id))
+    profiles = figure_profiles(figure_id)
     return (
-        f"**{figure_id}**: {description(figure_id)}\n\n{paper}\n\n"
-        f"Profiles: {profiles}. Each figure run (`figure {figure_id}` at profile paper, `figure {figure_id} "
-        "(<profile>)` at the others) holds the drawing and the claims with their verdicts; its trial runs are its "
-        "children, named by the settings that tell them apart. Regenerate: "
-        f"`make reproduce-figure FIG={figure_id} PROFILE=<profile>`."
+        f"{figure_id}: {description(figure_id).replace('`', '')}\n\n{paper}\n\n"
+        f"Profiles: {', '.join(profiles)}. Each figure run (figure {figure_id} at profile paper, figure {figure_id} "
+        "(quick) and so on at the others) holds the drawing and the claims with their verdicts; its trial runs are "
+        "its children, named by the settings that tell them apart. Regenerate: make reproduce-figure "
+        f"FIG={figure_id} PROFILE={profiles[0]} (or another profile)."
     )
 
 
@@ -142,26 +145,76 @@ def _cell(text: str, width: int = 500) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def claims_note(claims: list[dict]) -> str:
-    """A figure run's description (Markdown): how many claims are reproduced and invariants hold, and the table of its
-    checks with the paper's number, the measured one and the verdict (a long cell cut; claims.json has them whole)."""
-    lines = []
-    if printed(claims):
-        lines.append(f"Claims reproduced: {tally(claims)}.")
+def _checks(claims: list[dict]) -> tuple[list[str], list[tuple[str, str, str, str, bool]]]:
+    """A figure's claims as its run shows them: the lines of their tallies, and per check its text, the paper's number,
+    the measured one, its verdict and whether the verdict is stressed (a claim's verdict, an invariant that fails)."""
+    lines = [f"Claims reproduced: {tally(claims)}."] if printed(claims) else []
     invariants = [c for c in claims if c.get("kind") == INVARIANT]
     if invariants:
         lines.append(f"Invariants: {sum(c['passed'] for c in invariants)} of {len(invariants)} hold.")
-    lines += ["", "| check | the paper | measured | verdict |", "|---|---|---|---|"]
+    checks = []
     for c in claims:
         if c.get("kind") == INVARIANT:
-            check, verdict = f"{c['statement']} (invariant)", "holds" if c["passed"] else "**does not hold**"
+            check, verdict, stressed = (
+                f"{c['statement']} (invariant)",
+                "holds" if c["passed"] else "does not hold",
+                not c["passed"],
+            )
         elif c.get("weaker_of"):
-            check, verdict = f"{c['statement']} (weaker reading)", "holds" if c["passed"] else "does not hold"
+            check, verdict, stressed = (
+                f"{c['statement']} (weaker reading)",
+                "holds" if c["passed"] else "does not hold",
+                False,
+            )
         else:
-            check, verdict = c["statement"], f"**{claim_verdict(c, claims)}**"
-        lines.append("| " + " | ".join(map(_cell, [check, c.get("paper", ""), c["measured"], verdict])) + " |")
+            check, verdict, stressed = c["statement"], claim_verdict(c, claims), True
+        checks.append((check, c.get("paper", ""), c["measured"], verdict, stressed))
+    return lines, checks
+
+
+def claims_note(claims: list[dict]) -> str:
+    """A figure run's description (Markdown): how many claims are reproduced and invariants hold, and the table of its
+    checks with the paper's number, the measured one and the verdict (a long cell cut; claims.json has them whole)."""
+    lines, checks = _checks(claims)
+    lines += ["", "| check | the paper | measured | verdict |", "|---|---|---|---|"]
+    for check, paper, measured, verdict, stressed in checks:
+        verdict = f"**{verdict}**" if stressed else verdict
+        lines.append("| " + " | ".join(map(_cell, [check, paper, measured, verdict])) + " |")
     note = "\n".join(lines)
     return note if len(note) <= _NOTE_MAX_LENGTH else note[: _NOTE_MAX_LENGTH - 40] + "\n\n(cut: claims.json has all)"
+
+
+CLAIMS_PAGE = "claims.html"  # a figure run's artifact: its drawing and claims, which the UI shows as the run opens
+
+
+def claims_page(title: str, claims: list[dict], image: bytes | None) -> str:
+    """A figure run's page (HTML, one file: the MLflow UI shows it in the run's artifacts, where ``figure_run_url``
+    opens the run): the title, the drawing (a PNG's bytes, or None), the tallies and the table of every check whole,
+    with the sentence of the paper each claim quotes."""
+    lines, checks = _checks(claims)
+    quotes = [c.get("quote", "") for c in claims]
+    cell = "<td>{}</td>".format
+    rows = []
+    for (check, paper, measured, verdict, stressed), quote in zip(checks, quotes, strict=True):
+        said = f"<br><q>{html.escape(quote)}</q>" if quote else ""
+        verdict = f"<b>{html.escape(verdict)}</b>" if stressed else html.escape(verdict)
+        rows.append(f"<tr>{cell(html.escape(check) + said)}{cell(html.escape(paper))}{cell(html.escape(measured))}"
+                    f"{cell(verdict)}</tr>")  # fmt: skip
+    drawing = (
+        f'<img src="data:image/png;base64,{base64.b64encode(image).decode()}" alt="{html.escape(title)}">'
+        if image
+        else ""
+    )
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>'
+        "body{font-family:sans-serif;font-size:14px;margin:12px} img{max-width:100%} table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;text-align:left} q{color:#555}"
+        f"</style></head><body><h3>{html.escape(title)}</h3>"
+        + "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+        + "<table><tr><th>check (the paper's words)</th><th>the paper</th><th>measured</th><th>verdict</th></tr>"
+        + "".join(rows)
+        + f"</table>{drawing}</body></html>"
+    )
 
 
 def _params(trial: dict) -> list[Param]:
@@ -390,7 +443,8 @@ class Tracker:
 
     def log_figure(self, run_id: str, files: list[Path], claims: list[dict], settings: dict) -> None:
         """The regenerated figure into its run: image files, claims.json with the verdicts, settings.json with what
-        it was drawn from, commit and tally, and the claims' table as its description."""
+        it was drawn from, commit and tally, the claims' table as its description, and claims.html (``claims_page``)
+        with the table whole and the drawing, which its link in the report opens."""
         self.client.set_tag(run_id, "git_commit", self.commit)
         self.client.set_tag(run_id, "claims_passed", tally(claims))
         self.client.set_tag(run_id, MLFLOW_RUN_NOTE, claims_note(claims))
@@ -398,3 +452,6 @@ class Tracker:
             self.client.log_artifact(run_id, str(path))
         self.client.log_dict(run_id, {"claims": claims}, "claims.json")
         self.client.log_dict(run_id, settings, "settings.json")
+        image = next((path.read_bytes() for path in files if path.suffix == ".png"), None)
+        name = self.client.get_run(run_id).info.run_name
+        self.client.log_text(run_id, claims_page(name, claims, image), CLAIMS_PAGE)

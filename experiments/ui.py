@@ -109,10 +109,16 @@ def runs_url(base: str, experiment_id: str) -> str:
     return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs?{query}"
 
 
-def figure_run_url(base: str, experiment_id: str, run_id: str) -> str:
-    """A run's page (a figure run: its trial runs, its tags, the claims' table as its description), in the
-    machine-learning view."""
+def run_url(base: str, experiment_id: str, run_id: str) -> str:
+    """A run's page (its overview: times and Duration, params, tags, children), in the machine-learning view."""
     return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs/{run_id}?{MACHINE_LEARNING_VIEW}"
+
+
+def figure_run_url(base: str, experiment_id: str, run_id: str) -> str:
+    """A figure run's page open on its claims (its artifact claims.html, experiments.tracking.CLAIMS_PAGE: the table
+    of its claims whole, then its drawing), in the machine-learning view; the run's other tabs hold its trial runs,
+    tags and the rest."""
+    return run_url(base, experiment_id, run_id).replace("?", "/artifacts/claims.html?", 1)
 
 
 def browser() -> str | None:

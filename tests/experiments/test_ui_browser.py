@@ -10,7 +10,8 @@ from ui_server import serving
 
 from experiments import evidence, evidence_store
 from experiments.report import evidence_experiment_ids
-from experiments.ui import browser, figure_run_url, headless, runs_url
+from experiments.tracking import CLAIMS_PAGE
+from experiments.ui import browser, figure_run_url, headless, run_url, runs_url
 
 UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
@@ -21,7 +22,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def pages(quick_figure):
-    """The DOMs of the quick figure's experiment page and figure run page, as the UI serves them to a browser."""
+    """The DOMs of the quick figure's experiment page and figure run page (as the report links to it), as the UI
+    serves them to a browser, the run's claims page as the server gives it, and the runs."""
     client = MlflowClient(quick_figure.uri)
     experiment_id = client.get_experiment_by_name(quick_figure.figure).experiment_id
     runs = client.search_runs([experiment_id], max_results=1000)
@@ -30,12 +32,13 @@ def pages(quick_figure):
         tall = "--window-size=1400,2000"  # every run's row drawn (the table draws the rows in sight)
         experiment = headless(runs_url(server.base, experiment_id), "--dump-dom", tall)
         figure = headless(figure_run_url(server.base, experiment_id, figure_run.info.run_id), "--dump-dom", tall)
-    return html.unescape(experiment), html.unescape(figure), runs
+        claims = server.get("/get-artifact", run_id=figure_run.info.run_id, path=CLAIMS_PAGE).decode()
+    return html.unescape(experiment), html.unescape(figure), claims, runs
 
 
 @pytest.mark.slow
 def test_a_figures_experiment_opens_on_its_runs_listed_by_name(pages, quick_figure):
-    experiment, _, runs = pages
+    experiment, _, _, runs = pages
     trial_names = [r.info.run_name for r in runs if "trial_hash" in r.data.tags]
     assert len(set(trial_names)) == quick_figure.n_trials
     missing = [name for name in trial_names if f">{name}<" not in experiment]
@@ -45,23 +48,27 @@ def test_a_figures_experiment_opens_on_its_runs_listed_by_name(pages, quick_figu
 
 
 @pytest.mark.slow
-def test_a_figure_runs_page_shows_its_claims_with_verdicts(pages):
-    _, figure, _ = pages
-    assert "Claims reproduced:" in figure and "<th>verdict</th>" in figure and "reproduced</strong>" in figure
+def test_a_figure_runs_page_opens_on_its_claims_with_verdicts(pages):
+    """The report's link opens the run on its claims page, shown (as MLflow shows an HTML artifact, in a frame of its
+    own) without a click: the tally, the table with every verdict, and the drawing."""
+    _, figure, claims, _ = pages
+    assert 'class="mlflow-html-iframe"' in figure and f">{CLAIMS_PAGE}<" in figure
+    assert "Claims reproduced:" in claims and "<th>verdict</th>" in claims and "reproduced</b>" in claims
+    assert '<img src="data:image/png;base64,' in claims
 
 
 @pytest.mark.slow
 def test_a_report_link_opens_an_evidence_run_in_the_runs_view_with_its_trials_duration(exported, tmp_path):
-    """The committed report's link to a run (as report.py writes it: its experiment in the evidence's store, the
-    machine-learning view), served by `make ui`'s command on the evidence's store: the run's page, not the GenAI
-    pages, and its Duration is the trial's."""
+    """A run of the evidence's store opened as the report's links open runs (its experiment in the evidence's store,
+    the machine-learning view), served by `make ui`'s command: the run's page, not the GenAI pages, and its Duration
+    is the trial's."""
     root, _, figure = exported
     store = evidence_store.build(root, tmp_path / "ui", "x", "fingerprint.sha256")
     recorded = evidence.read(root, "quick", figure.figure)
     run = max(recorded.runs, key=lambda r: r.metrics["duration_seconds"])
     experiment_id = str(evidence_experiment_ids(root)[figure.figure])
     with serving(store, tmp_path / "ui" / "artifacts", tmp_path) as server:
-        page = html.unescape(headless(figure_run_url(server.base, experiment_id, run.run_id), "--dump-dom"))
+        page = html.unescape(headless(run_url(server.base, experiment_id, run.run_id), "--dump-dom"))
     assert "Evaluation runs" not in page and "Detect Issues" not in page  # MLflow 3's GenAI pages
     text = re.sub(r"<[^>]+>", " ", page)
     assert run.name in text
