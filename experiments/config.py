@@ -84,14 +84,18 @@ def group_names(group: str) -> list[str]:
 
 
 def figure_file(figure_id: str) -> dict:
-    """A figure's config file as written (conf/figure/<id>.yaml, not composed), parsed once per version of the file:
-    the report, the store of the evidence and the UI's notes read the same files dozens of times."""
-    path = CONF_DIR / "figure" / f"{figure_id}.yaml"
-    return copy.deepcopy(_figure_yaml(path, path.stat().st_mtime_ns))  # a copy: what a caller changes stays its own
+    """A figure's config file as written (conf/figure/<id>.yaml, not composed)."""
+    return config_file(CONF_DIR / "figure" / f"{figure_id}.yaml")
+
+
+def config_file(path: Path) -> dict:
+    """A config file as written, parsed once per version of the file (the report, the store of the evidence and the
+    UI's notes read the figures' files dozens of times), with libyaml; a copy: what a caller changes stays its own."""
+    return copy.deepcopy(_parsed_yaml(path, path.stat().st_mtime_ns))
 
 
 @functools.lru_cache(maxsize=256)
-def _figure_yaml(path: Path, version: int) -> dict:
+def _parsed_yaml(path: Path, version: int) -> dict:
     return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
 
 

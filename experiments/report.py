@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from experiments import evidence
-from experiments.config import CONF_DIR, compose, figure_file, figure_profiles, grid_overrides, other_data
+from experiments.config import CONF_DIR, compose, config_file, figure_profiles, grid_overrides, other_data
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
@@ -196,11 +196,15 @@ def description(figure_id: str) -> str:
     return " ".join(lines)
 
 
+def _config(figure_id: str) -> dict:
+    return config_file(CONF_DIR / "figure" / f"{figure_id}.yaml")
+
+
 def records(figure_id: str) -> dict[str, list[dict] | None]:
     """The figure config's lists of RECORD_KINDS (None for a list it does not have), each entry checked to have
     exactly its kind's fields, each a non-empty string."""
     path = CONF_DIR / "figure" / f"{figure_id}.yaml"
-    config = figure_file(figure_id)
+    config = _config(figure_id)
     found = {}
     for kind in RECORD_KINDS:
         entries = config.get(kind.key)
@@ -223,13 +227,13 @@ def records(figure_id: str) -> dict[str, list[dict] | None]:
 def explanations(figure_id: str) -> dict[str, str]:
     """claim key -> why it holds or does not (a template: experiments.explanations), as the figure config records it
     (``explanations``)."""
-    return figure_file(figure_id).get("explanations") or {}
+    return _config(figure_id).get("explanations") or {}
 
 
 def classification(figure_id: str) -> tuple[str, str]:
     """The id's category (one of CATEGORIES) and subject (what it reproduces, checks, probes or draws), as its config
     names them."""
-    config = figure_file(figure_id)
+    config = _config(figure_id)
     category, subject = config.get("category"), config.get("subject")
     if category not in CATEGORIES or not (isinstance(subject, str) and subject.strip()):
         raise ValueError(
