@@ -5,16 +5,21 @@ import ast
 from pathlib import Path
 
 import pytest
+import yaml
 
-from experiments.config import compose
+from experiments.config import CONF_DIR
 from experiments.regenerate import figure_ids
 
 FIGURES = Path(__file__).resolve().parents[2] / "experiments" / "figures"
 
 
 def figure_modules() -> dict[str, str]:
-    """figure id -> the module its config names."""
-    return {figure_id: compose([f"figure={figure_id}"]).figure.module for figure_id in figure_ids()}
+    """figure id -> the module its config names: its ``module`` key, read from the file (composing the 36 configs
+    through Hydra, at import, took 12 s of the collection in each pytest process)."""
+    return {
+        figure_id: yaml.safe_load((CONF_DIR / "figure" / f"{figure_id}.yaml").read_text())["module"]
+        for figure_id in figure_ids()
+    }
 
 
 MODULES = figure_modules()
