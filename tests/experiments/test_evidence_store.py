@@ -15,7 +15,7 @@ from ui_server import serving
 
 from experiments import evidence, evidence_store, ui
 from experiments.report import evidence_experiment_ids
-from experiments.tracking import KIND_TAG, MACHINE_LEARNING, claims_note
+from experiments.tracking import CLAIMS_PAGE, KIND_TAG, MACHINE_LEARNING, claims_note
 
 REPO = Path(__file__).resolve().parents[2]
 FINGERPRINT = "fingerprint.sha256"
@@ -103,29 +103,36 @@ def test_the_server_is_started_as_mlflow_ui_starts_it():
     assert set(environment) == names
 
 
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory):
+    """A folder holding a copy of the committed evidence at results/evidence and, beside it, `make ui`'s store built
+    from it (results/evidence-ui), as `make ui` leaves a checkout."""
+    folder = tmp_path_factory.mktemp("checkout")
+    shutil.copytree(REPO / evidence.ROOT, folder / evidence.ROOT)
+    ui.evidence_store(folder / evidence.ROOT, folder / ui.EVIDENCE_UI)
+    return folder
+
+
 @pytest.mark.slow
-def test_after_make_ui_reproduce_figure_runs_every_trial(exported, tmp_path, run_cli):
-    """`make ui`'s store step, then `make reproduce-figure` at the same place with its defaults: every trial runs
-    (the quick figure stands in for theory-leaves: its evidence is the one the session has; before, the evidence
-    was imported into the local store and 0 trials ran)."""
-    root, _, figure = exported
-    shutil.copytree(root, tmp_path / "results" / "evidence")
-    ui.evidence_store(tmp_path / "results" / "evidence", tmp_path / "results" / "evidence-ui")
-    done = run_cli(f"figure={figure.figure}", "profile=quick", "launcher.n_jobs=2", cwd=tmp_path)
+def test_after_make_ui_reproduce_figure_runs_every_trial(committed, run_cli):
+    """`make ui`'s store step on the committed evidence, then `make reproduce-figure FIG=theory-leaves PROFILE=quick`
+    at the same place: every trial runs (before, the evidence was imported into the local store and 0 ran)."""
+    done = run_cli("figure=theory-leaves", "profile=quick", "launcher.n_jobs=2", cwd=committed)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert f"{figure.n_trials} trials: 0 already finished, {figure.n_trials} run now" in done.stdout + done.stderr
+    assert "9 trials: 0 already finished, 9 run now" in done.stdout + done.stderr
 
 
 @pytest.mark.slow
-def test_the_ui_serves_the_runs_the_committed_report_links_to(tmp_path, monkeypatch):
+def test_the_ui_serves_the_runs_the_committed_report_links_to(committed):
     """`make ui` on the committed evidence: every run a link of the committed report names is served, in the
-    experiment the link names."""
-    monkeypatch.chdir(REPO)
-    store = ui.evidence_store(evidence.ROOT, tmp_path / "ui")
-    linked = re.findall(r"http://127\.0\.0\.1:5000/#/experiments/(\d+)/runs/([0-9a-f]{32})", Path(
-        "results/REPORT.md").read_text())  # fmt: skip
+    experiment the link names, and a figure run's link opens its claims page."""
+    linked = re.findall(r"http://127\.0\.0\.1:5000/#/experiments/(\d+)/runs/([0-9a-f]{32})(\S*)\)", (
+        REPO / "results" / "REPORT.md").read_text())  # fmt: skip
     assert linked
-    with serving(store, tmp_path / "ui" / "artifacts", tmp_path) as server:
-        for experiment_id, run_id in linked:
+    store = committed / ui.EVIDENCE_UI
+    with serving(store / "mlflow.db", store / "artifacts", committed) as server:
+        for experiment_id, run_id, rest in linked:
             run = server.get_json("/api/2.0/mlflow/runs/get", run_id=run_id)["run"]
             assert run["info"]["status"] == "FINISHED" and run["info"]["experiment_id"] == experiment_id
+            assert rest.startswith(f"/artifacts/{CLAIMS_PAGE}?")
+            assert b"<th>verdict</th>" in server.get("/get-artifact", run_id=run_id, path=CLAIMS_PAGE)
