@@ -37,24 +37,17 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from mlflow.store.tracking.dbmodels.models import (
-    SqlExperiment,
-    SqlExperimentTag,
-    SqlLatestMetric,
-    SqlMetric,
-    SqlParam,
-    SqlRun,
-    SqlTag,
-)
-from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import flatten
-from experiments.evidence import blocks, documents
+from experiments.evidence_files import blocks, documents
+from experiments.figure_catalog import evidence_experiment_ids, figure_order
 from experiments.progress import progress
-from experiments.report import evidence_experiment_ids, figure_order
-from experiments.tracking import (
+from experiments.run_view import (
     CLAIMS_PAGE,
     PARAM_MAX_LENGTH,
+    PARENT_RUN,
+    RUN_NAME,
+    RUN_NOTE,
     claims_note,
     claims_page,
     curve_points,
@@ -70,6 +63,10 @@ _SCHEMA = (
     "S(f'sqlite:///{sys.argv[1]}', 'unset'); os.replace(sys.argv[1], sys.argv[2])"
 )
 EVIDENCE_TAG = "mondrian.evidence"  # an experiment's tag: the evidence folder its runs are read from
+# MLflow's tables (mlflow.store.tracking.dbmodels.models' __tablename__s; the build imports no MLflow, a test checks
+# the names), in the order the rows go in: experiments before the runs that refer to them
+EXPERIMENTS, EXPERIMENT_TAGS, RUNS, TAGS, PARAMS = "experiments", "experiment_tags", "runs", "tags", "params"
+METRICS, LATEST_METRICS = "metrics", "latest_metrics"
 
 
 @dataclass
@@ -80,8 +77,8 @@ class _Rows:
     tables: dict[str, list[list[dict] | pd.DataFrame]] = field(default_factory=dict)
     files: dict[str, str | Path] = field(default_factory=dict)
 
-    def add(self, model, rows: list[dict] | pd.DataFrame) -> None:
-        self.tables.setdefault(model.__tablename__, []).append(rows)
+    def add(self, table: str, rows: list[dict] | pd.DataFrame) -> None:
+        self.tables.setdefault(table, []).append(rows)
 
     def insert(self, store: Path, default_artifacts: Path) -> None:
         """Into the store, in one transaction, each table's rows in the order of its primary key (columns left out
@@ -127,18 +124,18 @@ def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path,
 
     def run(run_id: str, name: str, start: int, end: int, tags: dict[str, str]) -> str:
         location = artifacts / figure_id / run_id / "artifacts"
-        rows.add(SqlRun, [{
+        rows.add(RUNS, [{
             "run_uuid": run_id, "name": name, "source_type": "UNKNOWN", "source_name": "", "entry_point_name": "",
             "user_id": "", "status": "FINISHED", "start_time": start, "end_time": end, "source_version": "",
             "lifecycle_stage": "active", "artifact_uri": location.as_uri(), "experiment_id": experiment_id,
         }])  # fmt: skip
-        tags = {**tags, MLFLOW_RUN_NAME: name}
-        rows.add(SqlTag, [{"key": k, "value": v, "run_uuid": run_id} for k, v in tags.items()])
+        tags = {**tags, RUN_NAME: name}
+        rows.add(TAGS, [{"key": k, "value": v, "run_uuid": run_id} for k, v in tags.items()])
         taken.add(run_id)
         return f"{figure_id}/{run_id}/artifacts"
 
     if parent["run_id"] not in taken:
-        tags = {**parent["tags"], MLFLOW_RUN_NOTE: claims_note(document["claims"])}
+        tags = {**parent["tags"], RUN_NOTE: claims_note(document["claims"])}
         folder = run(parent["run_id"], parent["name"], parent["start_time"], parent["end_time"], tags)
         for path in map(Path, document["settings"].get("files", [])):
             if path.exists():
@@ -160,10 +157,10 @@ def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path,
         run_id = record["run_id"]
         if run_id in taken:
             continue
-        tags = {**record["tags"], "trial_name": trial_name(record["trial"]), MLFLOW_PARENT_RUN_ID: parent["run_id"]}
+        tags = {**record["tags"], "trial_name": trial_name(record["trial"]), PARENT_RUN: parent["run_id"]}
         run(run_id, names[key_hash], record["start_time"], record["end_time"], tags)
         params = flatten(record["trial"])
-        rows.add(SqlParam, [{"key": k, "value": v[:PARAM_MAX_LENGTH], "run_uuid": run_id} for k, v in params.items()])
+        rows.add(PARAMS, [{"key": k, "value": v[:PARAM_MAX_LENGTH], "run_uuid": run_id} for k, v in params.items()])
         summaries += [
             {"run_id": run_id, "step": 0, "key": key, "value": value}
             for key, value in record["metrics"].items()
@@ -181,9 +178,9 @@ def _metric_rows(rows: _Rows, points: pd.DataFrame, ends: dict[str, int]) -> Non
         "timestamp": points["run_id"].map(ends).astype("int64"), "run_uuid": points["run_id"],
         "step": points["step"].astype("int64"), "is_nan": False,
     })  # fmt: skip
-    rows.add(SqlMetric, points)
+    rows.add(METRICS, points)
     rows.add(
-        SqlLatestMetric, points.sort_values("step", kind="stable").drop_duplicates(["run_uuid", "key"], keep="last")
+        LATEST_METRICS, points.sort_values("step", kind="stable").drop_duplicates(["run_uuid", "key"], keep="last")
     )
 
 
@@ -218,8 +215,8 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
     store = building / "mlflow.db"
     schema = _schema()
     rows, taken, created = _Rows(), set(), {}
-    for model in (SqlExperiment, SqlExperimentTag):  # before the runs that refer to them
-        rows.add(model, [])
+    for table in (EXPERIMENTS, EXPERIMENT_TAGS):  # before the runs that refer to them
+        rows.add(table, [])
     folders = list(_figures(root))
     experiments = evidence_experiment_ids(root)
     with progress(folders, desc="the evidence's store", unit="figure") as bar:
@@ -228,12 +225,12 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
             start = _figure_rows(rows, source, experiments[source.name], artifacts, taken)
             created[source.name] = min(start, created.get(source.name, start))
     for figure_id, experiment_id in experiments.items():
-        rows.add(SqlExperiment, [{
+        rows.add(EXPERIMENTS, [{
             "experiment_id": experiment_id, "name": figure_id, "artifact_location": (artifacts / figure_id).as_uri(),
             "lifecycle_stage": "active", "creation_time": created[figure_id], "last_update_time": created[figure_id],
         }])  # fmt: skip
         tags = {**experiment_tags(figure_id), EVIDENCE_TAG: f"the committed evidence, {Path(root).as_posix()}"}
-        rows.add(SqlExperimentTag, [{"key": k, "value": v, "experiment_id": experiment_id} for k, v in tags.items()])
+        rows.add(EXPERIMENT_TAGS, [{"key": k, "value": v, "experiment_id": experiment_id} for k, v in tags.items()])
     if schema is not None and schema.wait() != 0:
         raise RuntimeError(f"MLflow could not create its tables in {schema_file()} (exit status {schema.returncode})")
     shutil.copyfile(schema_file(), store)

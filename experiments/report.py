@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from experiments import evidence
+from experiments import evidence_files
 from experiments.config import CONF_DIR, compose, config_file, figure_profiles, grid_overrides, other_data
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
+from experiments.figure_catalog import PAPERS, description, evidence_experiment_ids, figure_order
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
 from experiments.regenerate import figure_ids
 from experiments.reproduce import FALLBACK_PROFILE, catalog_name, profile_settings
@@ -52,16 +53,6 @@ PROFILES = ("paper", FALLBACK_PROFILE, "quick")  # which run a figure is reporte
 COMMITTED = Path("results/REPORT.md")
 DEFAULT_UI = "http://127.0.0.1:5000"  # `make ui`'s default address, the committed report's links
 LOCAL_COPY = Path("results/local/REPORT-evidence.md")  # the committed report linking to another UI address
-PAPERS = {
-    "lrt14": "LRT14: Lakshminarayanan, Roy, Teh, *Mondrian forests: efficient online random forests* (NeurIPS 2014)",
-    "mgs17": "MGS17: Mourtada, Gaïffas, Scornet, *Universal consistency and minimax rates for online Mondrian "
-    "forests* (NeurIPS 2017)",
-    "mgs20": "MGS20: Mourtada, Gaïffas, Scornet, *Minimax optimal rates for Mondrian trees and forests* (Annals of "
-    "Statistics 2020)",
-    "amf": "AMF: Mourtada, Gaïffas, Scornet, *AMF: aggregated Mondrian forests for online learning* (JRSS-B 2021)",
-    "bsp": "BSP: Fan, Li, Sisson, *Online binary space partitioning forests* (AISTATS 2020)",
-    "theory": "Theory: the project's simulations of the MGS17/MGS20 statements (the papers have no figure for them)",
-}
 PAPER_EXPERIMENT, THEOREM_CHECK, STUDY, ILLUSTRATION = "paper experiment", "theorem check", "study", "illustration"
 CATEGORIES = (PAPER_EXPERIMENT, THEOREM_CHECK, STUDY, ILLUSTRATION)
 SUBJECT_LEADS = {
@@ -105,10 +96,10 @@ def trial_costs(root: Path, figure_id: str) -> dict[str, Cost]:
     """profile -> the figure's trial runs in the evidence under ``root`` at that profile (its ``runs.jsonl``): their
     number and the sum of their ``duration_seconds`` (each trial's wall-clock time on the machine that ran it), in the
     order of PROFILES, then others by name."""
-    profiles = evidence.profiles_with_evidence(root, figure_id)
+    profiles = evidence_files.profiles_with_evidence(root, figure_id)
     costs = {}
     for profile in sorted(profiles, key=lambda p: (PROFILES.index(p) if p in PROFILES else len(PROFILES), p)):
-        lines = (evidence.folder(root, profile, figure_id) / "runs.jsonl").read_text().splitlines()
+        lines = (evidence_files.folder(root, profile, figure_id) / "runs.jsonl").read_text().splitlines()
         runs = [json.loads(line) for line in lines if line]
         costs[profile] = Cost(len(runs), sum(run["metrics"]["duration_seconds"] for run in runs))
     return costs
@@ -164,36 +155,6 @@ class FigureReport:
     def invariants_tally(self) -> str:
         checks = self.of_kind(INVARIANT)
         return f"{sum(c['passed'] for c in checks)}/{len(checks)}" if checks else "-"
-
-
-def figure_order(figure_id: str) -> tuple:
-    """Papers in the order of PAPERS, then figures before tables, by number (fig2 before fig10)."""
-    paper, _, rest = figure_id.partition("-")
-    number = re.search(r"\d+", rest)
-    return (
-        list(PAPERS).index(paper) if paper in PAPERS else len(PAPERS),
-        rest.startswith("table"),
-        int(number.group()) if number else 0,
-        rest,
-    )
-
-
-def evidence_experiment_ids(root: Path) -> dict[str, int]:
-    """The experiment id of each figure in the committed evidence's own store (experiments.evidence_store numbers
-    them from 1 in the report's order), which the committed report's links name: a run's page opens in the UI's
-    machine-learning view only at its experiment's address."""
-    ids = sorted({path.parent.name for path in Path(root).glob("*/*/figure.json")}, key=figure_order)
-    return {figure_id: k for k, figure_id in enumerate(ids, start=1)}
-
-
-def description(figure_id: str) -> str:
-    """The figure config's leading comment: what the figure shows and with which settings."""
-    lines = []
-    for line in (CONF_DIR / "figure" / f"{figure_id}.yaml").read_text().splitlines():
-        if not line.startswith("#"):
-            break
-        lines.append(line.lstrip("# ").rstrip())
-    return " ".join(lines)
 
 
 def _config(figure_id: str) -> dict:
@@ -301,16 +262,16 @@ class Drawn:
 class EvidenceSource:
     """Drawn figures from the committed evidence."""
 
-    def __init__(self, root: Path = evidence.ROOT):
+    def __init__(self, root: Path = evidence_files.ROOT):
         self.root = Path(root)
         self.name = f"the evidence in `{self.root.as_posix()}`"
 
     def drawn(self, figure_id: str) -> Drawn | None:
-        profiles = evidence.profiles_with_evidence(self.root, figure_id)
+        profiles = evidence_files.profiles_with_evidence(self.root, figure_id)
         profile = next((p for p in PROFILES if p in profiles), None)
         if profile is None:
             return None
-        document = json.loads((evidence.folder(self.root, profile, figure_id) / "figure.json").read_text())
+        document = json.loads((evidence_files.folder(self.root, profile, figure_id) / "figure.json").read_text())
         run, settings = document["run"], document["settings"]
         image = next(Path(f) for f in settings["files"] if f.endswith(".png"))
         experiment_id = str(evidence_experiment_ids(self.root)[figure_id])
@@ -366,7 +327,7 @@ class StoreSource:
 
     def costs(self, figure_id: str) -> dict[str, Cost]:
         """The committed evidence's (what running the figure costs, whatever this store holds of it)."""
-        return trial_costs(evidence.ROOT, figure_id)
+        return trial_costs(evidence_files.ROOT, figure_id)
 
 
 def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str, costs: dict[str, Cost]) -> FigureReport:

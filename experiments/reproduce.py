@@ -17,8 +17,9 @@ from experiments.data import DatasetUnavailable, catalog
 from experiments.data.fetch import available_here, parsed
 from experiments.figures import note_missing, save_figure, save_tables
 from experiments.progress import say
+from experiments.run_record import RunRecord
 from experiments.sweep import SweepInterrupted, SweepReport, run_sweep
-from experiments.tracking import RunRecord, Tracker
+from experiments.tracking import Tracker
 from experiments.trial import trial_config, trial_hash
 
 

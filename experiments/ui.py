@@ -115,7 +115,7 @@ def run_url(base: str, experiment_id: str, run_id: str) -> str:
 
 
 def figure_run_url(base: str, experiment_id: str, run_id: str) -> str:
-    """A figure run's page open on its claims (its artifact claims.html, experiments.tracking.CLAIMS_PAGE: the table
+    """A figure run's page open on its claims (its artifact claims.html, experiments.run_view.CLAIMS_PAGE: the table
     of its claims whole, then its drawing), in the machine-learning view; the run's other tabs hold its trial runs,
     tags and the rest."""
     return run_url(base, experiment_id, run_id).replace("?", "/artifacts/claims.html?", 1)

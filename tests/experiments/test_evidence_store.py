@@ -13,9 +13,9 @@ from mlflow.server import constants
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID, MLFLOW_RUN_NOTE
 from ui_server import serving
 
-from experiments import evidence, evidence_store, ui
-from experiments.report import evidence_experiment_ids
-from experiments.tracking import CLAIMS_PAGE, KIND_TAG, MACHINE_LEARNING, claims_note
+from experiments import evidence, evidence_store, run_view, ui
+from experiments.figure_catalog import evidence_experiment_ids
+from experiments.run_view import CLAIMS_PAGE, KIND_TAG, MACHINE_LEARNING, claims_note
 
 REPO = Path(__file__).resolve().parents[2]
 FINGERPRINT = "fingerprint.sha256"
@@ -101,6 +101,20 @@ def test_the_server_is_started_as_mlflow_ui_starts_it():
         MLFLOW_SERVER_ENABLE_JOB_EXECUTION.name,
     }
     assert set(environment) == names
+
+
+def test_the_store_is_written_in_mlflows_tables_with_mlflows_tag_names():
+    """The build names MLflow's tables and run tags without importing MLflow: the names are MLflow's."""
+    from mlflow.store.tracking.dbmodels import models
+    from mlflow.utils import mlflow_tags
+
+    models_ = [models.SqlExperiment, models.SqlExperimentTag, models.SqlRun, models.SqlTag, models.SqlParam]
+    models_ += [models.SqlMetric, models.SqlLatestMetric]
+    named = evidence_store.EXPERIMENTS, evidence_store.EXPERIMENT_TAGS, evidence_store.RUNS, evidence_store.TAGS
+    named += evidence_store.PARAMS, evidence_store.METRICS, evidence_store.LATEST_METRICS
+    assert named == tuple(model.__tablename__ for model in models_)
+    names = (mlflow_tags.MLFLOW_RUN_NAME, mlflow_tags.MLFLOW_RUN_NOTE, mlflow_tags.MLFLOW_PARENT_RUN_ID)
+    assert names == (run_view.RUN_NAME, run_view.RUN_NOTE, run_view.PARENT_RUN)
 
 
 @pytest.fixture(scope="module")

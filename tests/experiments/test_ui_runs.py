@@ -8,8 +8,9 @@ from mlflow.utils.mlflow_tags import MLFLOW_RUN_NOTE
 
 from experiments.config import compose, grid_overrides
 from experiments.launchers import JoblibLauncher
+from experiments.run_view import KIND_TAG, MACHINE_LEARNING, claims_note
 from experiments.sweep import run_sweep
-from experiments.tracking import KIND_TAG, MACHINE_LEARNING, Tracker, claims_note
+from experiments.tracking import Tracker
 from experiments.trial import run_names, trial_config, trial_hash, trial_name
 
 
