@@ -152,14 +152,17 @@ def main() -> None:
         command, environment = ui_command(store, artifacts, args.port)
         print("\n".join(lines), flush=True)
         os.execve(command[0], command, {**os.environ, **environment})
-    print(f"building the store of the committed evidence ({EVIDENCE} changed since the last build, or none was made)")
     began = time.monotonic()
-    # the server imports MLflow's app beside the build, and listens once the build has written its fingerprint
+    # the server listens at once and imports MLflow's app beside the build; it answers for the store once the build
+    # has written its fingerprint
     command, environment = ui_command(store, artifacts, args.port, after=EVIDENCE_UI / FINGERPRINT)
     server = subprocess.Popen(command, env={**os.environ, **environment})
+    print(*lines, sep="\n")
+    print(f"building the store of the committed evidence ({EVIDENCE} changed since the last build, or none was made):"
+          " the UI's lists fill in once it is built", flush=True)  # fmt: skip
     try:
         evidence_store()
-        print(f"built in {time.monotonic() - began:.0f} s, into {EVIDENCE_UI}", *lines, sep="\n", flush=True)
+        print(f"built in {time.monotonic() - began:.0f} s, into {EVIDENCE_UI}", flush=True)
         status = server.wait()
     except KeyboardInterrupt:  # Ctrl-C reached the server too (one process group): it stops, and so does this
         with suppress(KeyboardInterrupt):
