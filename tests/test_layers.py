@@ -1,7 +1,10 @@
-"""The layers: the library (``mondrian``) never imports the harness (``experiments``), and the harness uses the
-library's public API only (no module of ``mondrian`` whose name starts with an underscore, no underscore name)."""
+"""The layers: the library (``mondrian``) never imports the harness (``experiments``), its docstrings' Examples import
+only the library and its base dependencies, and the harness uses the library's public API only (no module of
+``mondrian`` whose name starts with an underscore, no underscore name)."""
 
 import ast
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,18 @@ def imports(path: Path) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("path", sorted((ROOT / "mondrian").glob("*.py")), ids=lambda p: p.name)
 def test_the_library_imports_no_harness(path):
     assert not [m for m, _ in imports(path) if m.split(".")[0] == "experiments"]
+
+
+# What `pip install mondrian-forests` brings (pyproject.toml's dependencies), by import name, and the standard library.
+BASE = {"mondrian", "numpy", "numba", "sklearn", "scipy", "joblib", *sys.stdlib_module_names}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "mondrian").glob("*.py")), ids=lambda p: p.name)
+def test_the_docstring_examples_import_only_the_library_and_its_base_dependencies(path):
+    """make test runs the Examples (--doctest-modules) where the harness is installed too; a user of the wheel has only
+    the base dependencies, which is all an Example may import."""
+    imported = re.findall(r"^\s*>>> (?:from|import) ([A-Za-z_][\w.]*)", path.read_text(), flags=re.MULTILINE)
+    assert not {name.split(".")[0] for name in imported} - BASE
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "experiments").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))

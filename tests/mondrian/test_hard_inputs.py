@@ -53,6 +53,16 @@ ONLINE = {
     "orf-clf": lambda: OnlineRandomForestClassifier(n_estimators=3, min_samples_split=5, random_state=0),
     "orf-clf-reference": lambda: OnlineRandomForestClassifier(**ORF_REFERENCE, n_estimators=3, random_state=0),
 }
+# One online estimator per kernel family: the long subprocess tests (threads, interrupts) run these in make test, the
+# other estimators' cases in make test-slow (``family_case``), to keep make test in CI's time.
+FAMILIES = ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")
+
+
+def family_case(name: str, *values: str) -> pytest.param:
+    """A case of ONLINE's estimator ``name`` (with ``values``), marked slow unless ``name`` is one of FAMILIES."""
+    return pytest.param(name, *values, id="-".join([name, *values]), marks=() if name in FAMILIES else pytest.mark.slow)
+
+
 PARTITION = {
     "partition-clf": lambda: MondrianPartitionForestClassifier(n_estimators=3, lifetime=3.0, random_state=0),
     "partition-reg": lambda: MondrianPartitionForestRegressor(n_estimators=3, lifetime=3.0, random_state=0),

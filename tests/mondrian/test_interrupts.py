@@ -8,7 +8,7 @@ import signal
 import threading
 
 import pytest
-from test_hard_inputs import ONLINE
+from test_hard_inputs import FAMILIES, ONLINE, family_case
 from test_threads import run_isolated
 
 from mondrian._interrupts import interrupts_deferred, rollback_ready, safe_point
@@ -104,18 +104,14 @@ print("outcomes", outcomes)
 )
 
 
-# One estimator per kernel family; the others' cases are marked slow (make test-slow), to keep make test in CI's time.
-FAMILIES = ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")
-
-
-def case(name: str, *values: str) -> pytest.param:
-    return pytest.param(name, *values, id="-".join([name, *values]), marks=() if name in FAMILIES else pytest.mark.slow)
-
-
-# fit learns into new trees, dropped on failure, the same way for every forest: one estimator per kernel family
-FIT_AGAIN = [case(name, "fit-again") for name in FAMILIES]
-LONG_CALLS = [case(name, kind) for kind in ("partial_fit", "progressive") for name in ONLINE]
-STREAMS = [case(name) for name in ONLINE]
+# fit learns into new trees, dropped on failure, the same way for every forest: one estimator in make test, one per
+# kernel family in make test-slow
+FIT_AGAIN = [
+    pytest.param(name, "fit-again", id=f"{name}-fit-again", marks=() if name == "mf-clf" else pytest.mark.slow)
+    for name in FAMILIES
+]
+LONG_CALLS = [family_case(name, kind) for kind in ("partial_fit", "progressive") for name in ONLINE]
+STREAMS = [family_case(name) for name in ONLINE]
 
 
 @pytest.mark.parametrize(("name", "kind"), LONG_CALLS + FIT_AGAIN)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_hard_inputs import ONLINE
+from test_hard_inputs import ONLINE, family_case
 
 from mondrian._threads import turns_of
 
@@ -35,7 +35,7 @@ def run_isolated(code: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ONLINE)
+@pytest.mark.parametrize("name", [family_case(name) for name in ONLINE])
 def test_predictions_from_many_threads_equal_the_serial_ones(name):
     """Four threads predicting one sample at a time (in different orders) and by blocks, against the same calls
     made one after the other: equal bit for bit."""
@@ -68,7 +68,7 @@ def test_predictions_from_many_threads_equal_the_serial_ones(name):
     assert "wrong 0 []" in done.stdout
 
 
-@pytest.mark.parametrize("name", ONLINE)
+@pytest.mark.parametrize("name", [family_case(name) for name in ONLINE])
 def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
     """One thread learning sample by sample (learn_one) and by blocks (partial_fit), two threads predicting all the
     while: the process ends normally, every prediction is valid (finite; a classifier's probabilities sum to 1), and
