@@ -19,6 +19,10 @@ from mondrian._interrupts import interrupts_deferred, rollback_ready, safe_point
 INTERRUPTER = """
 import os, signal, threading, time
 
+# SIGINT raising KeyboardInterrupt, as in a terminal's command: a suite started in the background (`make test &`,
+# nohup) runs with SIGINT ignored, which a subprocess inherits
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 def interrupted(work, delay):
     lock, running = threading.Lock(), [True]
 
@@ -193,6 +197,16 @@ def test_an_interrupt_in_a_stream_of_learn_one_calls_leaves_a_whole_model(name):
     assert sum(outcome.startswith("raised") for outcome in outcomes) >= 2, done.stdout
 
 
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raising KeyboardInterrupt in this process, as in a terminal's command (a suite started in the background
+    runs with it ignored), for the test; the handler before it restored after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_raises")
 def test_the_deferral_delivers_an_interrupt_at_the_end_or_at_a_safe_point_and_restores_the_handler():
     """Unit test of the mechanism, in the main thread: an interrupt during a deferred block is raised when the block
     ends (after all of it ran); with rollback ready, at the next safe point; a handler that does not raise lets the
