@@ -67,7 +67,7 @@ def run_names(trials: list[dict], hashes: list[str] | None = None) -> dict[str, 
     named first, then the others, the seed last, e.g. ``usps, MF, n_estimators=10, seed=3``; a list of one trial
     gives it its full name. The MLflow UI's runs table shows about NAME_WIDTH characters of a name, so a name holds
     only what varies, and names longer than that are shortened, never cut: a list by its ends (``sizes=[300…10000]``),
-    then the settings' labels by their words' initials (``budget_scale`` -> ``bs``, as few as tell them apart), with
+    then the labels of several words by their initials (``budget_scale`` -> ``bs``) unless two would read alike, with
     spaces between settings; a trial alone is named by its named settings and seed. The trial's full name is its
     run's tag ``trial_name``, its settings the run's params. ``hashes``: the trials' hashes, when known (a record keeps
     its trial's)."""
@@ -130,13 +130,13 @@ def _labels(keys: list[str]) -> dict[str, str]:
 
 def _initials(keys: list[str], labels: dict[str, str]) -> dict[str, str]:
     """Labels of several words shortened to their words' initials (``budget_scale`` -> ``bs``); labels of one word, and
-    those whose initials would be another label's (``leaf_sampling`` and ``lifetime_scale``), kept."""
-    short = {key: "".join(w[:1] for w in re.split(r"[._]", labels[key])) for key in keys if key not in _NAMED}
-    shown = [*short.values(), *(labels[key] for key in keys if key not in short)]
-    return {
-        key: initials if len(initials) > 1 and shown.count(initials) == 1 and initials != labels[key] else labels[key]
-        for key, initials in short.items()
-    } | {key: labels[key] for key in keys if key not in short}
+    those whose initials would read as another shown label (``leaf_sampling`` and ``lifetime_scale``), kept."""
+    shown = [key for key in keys if key not in _NAMED]
+    initials = {
+        key: "".join(w[:1] for w in re.split(r"[._]", labels[key])) for key in shown if re.search(r"[._]", labels[key])
+    }
+    read = [initials.get(key, labels[key]) for key in shown]
+    return {key: initials[key] if read.count(initials.get(key)) == 1 else labels[key] for key in keys}
 
 
 def _shown(key: str, label: str, value: str) -> str:
