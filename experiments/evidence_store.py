@@ -137,16 +137,14 @@ def _figure_rows(rows: _Rows, source: Path, experiment_id: int, artifacts: Path,
     if parent["run_id"] not in taken:
         tags = {**parent["tags"], RUN_NOTE: claims_note(document["claims"])}
         folder = run(parent["run_id"], parent["name"], parent["start_time"], parent["end_time"], tags)
-        for path in map(Path, document["settings"].get("files", [])):
-            if path.exists():
-                rows.files[f"{folder}/{path.name}"] = path
+        drawn = [path for path in map(Path, document["settings"].get("files", [])) if path.exists()]
+        for path in drawn:
+            rows.files[f"{folder}/{path.name}"] = path
         for path in sorted(source.rglob("*.*")):  # runs.jsonl (every trial's config), curves and tables
             if path.name != "figure.json":
                 rows.files[f"{folder}/evidence/{path.relative_to(source).as_posix()}"] = path
         rows.files[f"{folder}/claims.json"] = json.dumps({"claims": document["claims"]}, indent=2)
-        image = next((path.read_bytes() for path in map(Path, document["settings"].get("files", []))
-                      if path.suffix == ".png" and path.exists()), None)  # fmt: skip
-        rows.files[f"{folder}/{CLAIMS_PAGE}"] = claims_page(parent["name"], document["claims"], image)
+        rows.files[f"{folder}/{CLAIMS_PAGE}"] = claims_page(parent["name"], document["claims"], drawn)
         rows.files[f"{folder}/settings.json"] = json.dumps(document["settings"], indent=2)
     curves = blocks(source / "curves")
     points = curve_points(curves if "step" in curves.columns else curves.assign(step=[]), by=["run_id"])
@@ -196,13 +194,21 @@ def schema_file() -> Path:
 
 
 def _schema() -> subprocess.Popen | None:
-    """MLflow's migrations making ``schema_file()`` in a process of their own, or None when it is made."""
+    """MLflow's migrations making ``schema_file()`` in a process of their own, or None when it is made (``_made``
+    waits for them)."""
     if schema_file().exists():
         return None
     SCHEMAS.mkdir(parents=True, exist_ok=True)
     making = schema_file().with_suffix(f".{os.getpid()}.making")
     making.unlink(missing_ok=True)
     return subprocess.Popen([sys.executable, "-c", _SCHEMA, str(making.resolve()), str(schema_file().resolve())])
+
+
+def _made(making: subprocess.Popen | None) -> Path:
+    """``schema_file()``, once ``making`` (``_schema``'s process, or None) has made it; RuntimeError if it failed."""
+    if making is not None and making.wait() != 0:
+        raise RuntimeError(f"MLflow could not create its tables in {schema_file()} (exit status {making.returncode})")
+    return schema_file()
 
 
 def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
@@ -231,9 +237,7 @@ def build(root: Path, target: Path, stamp: str, stamp_name: str) -> Path:
         }])  # fmt: skip
         tags = {**experiment_tags(figure_id), EVIDENCE_TAG: f"the committed evidence, {Path(root).as_posix()}"}
         rows.add(EXPERIMENT_TAGS, [{"key": k, "value": v, "experiment_id": experiment_id} for k, v in tags.items()])
-    if schema is not None and schema.wait() != 0:
-        raise RuntimeError(f"MLflow could not create its tables in {schema_file()} (exit status {schema.returncode})")
-    shutil.copyfile(schema_file(), store)
+    shutil.copyfile(_made(schema), store)
     rows.insert(store, default_artifacts=artifacts / "0")
     for path, content in rows.files.items():
         file = building / "artifacts" / path
@@ -252,8 +256,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--schema", action="store_true", help="make the installed MLflow's empty store, if missing")
     args = parser.parse_args()
-    if args.schema and (making := _schema()) is not None and making.wait() != 0:
-        sys.exit(f"MLflow could not create its tables in {schema_file()} (exit status {making.returncode})")
+    if args.schema:
+        try:
+            _made(_schema())
+        except RuntimeError as error:
+            sys.exit(str(error))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -95,10 +96,11 @@ def claims_note(claims: list[dict]) -> str:
 CLAIMS_PAGE = "claims.html"  # a figure run's artifact: its drawing and claims, which the UI shows as the run opens
 
 
-def claims_page(title: str, claims: list[dict], image: bytes | None) -> str:
+def claims_page(title: str, claims: list[dict], drawn: list[Path]) -> str:
     """A figure run's page (HTML, one file: the MLflow UI shows it in the run's artifacts, where ``figure_run_url``
-    opens the run): the title, the drawing (a PNG's bytes, or None), the tallies and the table of every check whole,
-    with the sentence of the paper each claim quotes."""
+    opens the run): the title, the tallies and the table of every check whole, with the sentence of the paper each
+    claim quotes, then the drawing (the first PNG among the ``drawn`` files, embedded; none if there is none)."""
+    image = next((path.read_bytes() for path in drawn if path.suffix == ".png"), None)
     lines, checks = _checks(claims)
     quotes = [c.get("quote", "") for c in claims]
     cell = "<td>{}</td>".format

@@ -291,6 +291,5 @@ class Tracker:
             self.client.log_artifact(run_id, str(path))
         self.client.log_dict(run_id, {"claims": claims}, "claims.json")
         self.client.log_dict(run_id, settings, "settings.json")
-        image = next((path.read_bytes() for path in files if path.suffix == ".png"), None)
         name = self.client.get_run(run_id).info.run_name
-        self.client.log_text(run_id, claims_page(name, claims, image), CLAIMS_PAGE)
+        self.client.log_text(run_id, claims_page(name, claims, files), CLAIMS_PAGE)

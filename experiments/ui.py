@@ -33,7 +33,7 @@ MACHINE_LEARNING_VIEW = "workflowType=machine_learning"
 BY_NAME = "tags.`mlflow.runName`"  # the runs table's "Run Name" order
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")  # Debian's name first
 PAGE_TIME = 15_000  # ms of the page's own time a headless browser lets it load (its requests, its rendering)
-# experiments.evidence.ROOT, named here so that a start on a current store imports neither pandas nor MLflow
+# experiments.evidence_files.ROOT, named here so that a start on a current store imports neither pandas nor MLflow
 EVIDENCE, EVIDENCE_UI = Path("results/evidence"), Path("results/evidence-ui")
 FINGERPRINT = "fingerprint.sha256"  # the file beside the evidence's store that says what it was built from
 HARNESS = Path(__file__).parent  # the code that writes the store (and the names, notes and tags it gives the runs)
