@@ -32,10 +32,12 @@ _SERVER_ADVICE = (
 
 
 def sqlite_file(uri: str) -> Path | None:
-    """The database file of a ``sqlite:///path`` URI; None for any other store."""
+    """The database file of a ``sqlite:///path`` URI; None for any other store, and for SQLite's in-memory database
+    (``sqlite:///:memory:``), which has no file (nor a lock file beside it)."""
     if not uri.startswith("sqlite:///"):
         return None
-    return Path(uri.removeprefix("sqlite:///").split("?", 1)[0])
+    name = uri.removeprefix("sqlite:///").split("?", 1)[0]
+    return None if name in ("", ":memory:") else Path(name)
 
 
 @contextmanager

@@ -117,6 +117,8 @@ def test_sqlite_file_of_a_uri():
     assert str(sqlite_file("sqlite:///results/mlflow.db")) == "results/mlflow.db"
     assert str(sqlite_file("sqlite:////tmp/x/mlflow.db")) == "/tmp/x/mlflow.db"
     assert sqlite_file("http://127.0.0.1:5000") is None and sqlite_file("file:///tmp/mlruns") is None
+    # SQLite's in-memory database has no file: no lock file is made beside it (one was, in the working folder)
+    assert sqlite_file("sqlite:///:memory:") is None
 
 
 class InterruptedStore:
