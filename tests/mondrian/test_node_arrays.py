@@ -1,16 +1,23 @@
-"""The node-array core (``mondrian._node_arrays``) both node layouts extend.
+"""The node-array core (``mondrian._node_arrays``) both node layouts extend, and the tree classes on it.
 
 - Both layouts start with the core's links and end with its counters; growth keeps every row in use, fills new rows
   with each column's fill, multiplies the rows by the layout's factor (2 for the Mondrian trees, 1.25 for BSP's) and
   leaves a tree with room as it is; trimming keeps the rows in use; ``take_node`` appends a leaf.
+- Every tree is a ``BaseTree``; the online random tree is not a ``MondrianTree``; pickles keep the rows in use alone
+  and a pickled tree grows and learns on as the original (the estimators' pickling tests: test_bsp.py, test_orf.py).
 """
+
+import pickle
 
 import numpy as np
 import pytest
 
+from mondrian import MondrianForestClassifier, OnlineBSPForestClassifier, OnlineRandomForestClassifier
+from mondrian._base_tree import BaseTree
 from mondrian._bsp_nodes import HULL_COLUMNS, NODE_COLUMNS, BSPArrays, empty_bsp_tree, with_room
 from mondrian._node_arrays import LINKS, NO_NODE, capacity, take_node
 from mondrian._nodes import COLUMNS, TreeArrays, empty_tree, reserved
+from mondrian.tree import MondrianTree
 
 LAYOUTS = [
     (TreeArrays, COLUMNS, lambda: empty_tree(3, capacity=4)),
@@ -66,3 +73,46 @@ def test_the_layouts_grow_as_before():
     grown = with_room(bsp, 1, 17)
     assert capacity(grown) == 20 and HULL_COLUMNS.rows(grown) == 20
     assert grown.pool is bsp.pool  # the pool grows in the kernels
+
+
+def classification(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    return X, (X[:, 0] + X[:, 1] > 1).astype(int)
+
+
+MODELS = [
+    (MondrianForestClassifier, {}),
+    (MondrianForestClassifier, {"lifetime": "increasing"}),
+    (OnlineRandomForestClassifier, {"min_samples_split": 5}),
+    (OnlineBSPForestClassifier, {}),
+]
+
+
+@pytest.mark.parametrize(("cls", "params"), MODELS)
+def test_every_tree_is_a_base_tree_and_pickles_its_rows_in_use(cls, params):
+    X, y = classification()
+    model = cls(n_estimators=2, random_state=1, **params).partial_fit(X[:60], y[:60], classes=[0, 1])
+    clone = pickle.loads(pickle.dumps(model))
+    for tree, twin in zip(model.trees_, clone.trees_, strict=True):
+        assert isinstance(tree, BaseTree)
+        assert all(getattr(twin.nodes, name).shape[0] == max(tree.n_nodes, 1) for name in type(tree)._columns.fills)
+    for m in (model, clone):
+        m.partial_fit(X[60:], y[60:])
+    for tree, twin in zip(model.trees_, clone.trees_, strict=True):
+        assert tree.arrays().keys() == twin.arrays().keys()
+        for name, a in tree.arrays().items():
+            np.testing.assert_array_equal(a, twin.arrays()[name], err_msg=name)
+    np.testing.assert_array_equal(model.predict_proba(X), clone.predict_proba(X))
+
+
+def test_the_online_random_tree_is_not_a_mondrian_tree():
+    X, y = classification()
+    tree = OnlineRandomForestClassifier(n_estimators=1, random_state=0, min_samples_split=5).fit(X, y).trees_[0]
+    assert not isinstance(tree, MondrianTree)
+    pruned, origin = tree.pruned(np.inf)  # read as the Mondrian tree of its node arrays
+    assert isinstance(pruned, MondrianTree) and pruned.n_leaves() == tree.n_leaves()
+    np.testing.assert_array_equal(origin[pruned.apply(X)], tree.apply(X))
+    before = tree.n_nodes
+    tree.reserve(1000)
+    assert capacity(tree.nodes) >= before + 1000 and tree.stats.slot.shape[0] >= before + 1000
