@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mondrian._compile import kernel
-from mondrian._nodes import NO_NODE, grown
+from mondrian._node_arrays import LINKS, NO_NODE, Columns, counters, links, take_node
 from mondrian._points import NO_POINT
 
 MAX_UNCUT = 3  # a block holding at most this many points is never cut (the paper's rule)
@@ -62,12 +62,23 @@ class BSPArrays(NamedTuple):
     root: np.ndarray  # int64 (1,), NO_NODE while the tree is empty
 
 
+# the per-node columns and the fill of new rows, then the hull tables' (a row per node that keeps hulls): both grow
+# by GROWTH at least
+NODE_COLUMNS = Columns(
+    {
+        **LINKS, "pair": NO_NODE, "direction": 0.0, "position": 0.0, "split_time": np.inf, "sampled_until": 0.0,
+        "stats": 0.0, "first_point": NO_POINT, "initial_points": 0, "hull_row": NO_HULLS,
+    },
+    used="n_nodes",
+    growth=GROWTH,
+)  # fmt: skip
+HULL_COLUMNS = Columns({"hull_start": 0, "hull_size": 0, "perimeter": 0}, used="hull_rows_used", growth=GROWTH)
+
+
 def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
     capacity = max(int(capacity), 1)
     return BSPArrays(
-        parent=np.full(capacity, NO_NODE, np.int32),
-        left=np.full(capacity, NO_NODE, np.int32),
-        right=np.full(capacity, NO_NODE, np.int32),
+        **links(capacity),
         pair=np.full(capacity, NO_NODE, np.int32),
         direction=np.zeros((capacity, 2)),
         position=np.zeros(capacity),
@@ -84,8 +95,7 @@ def empty_bsp_tree(n_pairs: int, n_stats: int, capacity: int = 16) -> BSPArrays:
         pool=np.zeros(capacity * n_pairs * 2, np.int32),
         pool_used=np.zeros(1, np.int64),
         free_slots=np.full(SLOT_CLASSES, NO_SLOT, np.int64),
-        n_nodes=np.zeros(1, np.int64),
-        root=np.full(1, NO_NODE, np.int64),
+        **counters(),
     )
 
 
@@ -93,27 +103,13 @@ def with_room(tree: BSPArrays, n_new: int, n_new_hulls: int) -> BSPArrays:
     """``tree`` with room for ``n_new`` more nodes and ``n_new_hulls`` more rows of hull tables (a copy whose node
     arrays, or hull tables, grew by a quarter at least, ``GROWTH``, if needed). Called from Python between kernel
     calls: they never grow these (only the pool, see ``set_hull``)."""
-    node_arrays, hull_tables, rest = tree[:12], tree[12:15], tree[15:]
-    need, capacity = int(tree.n_nodes[0]) + n_new, tree.parent.shape[0]
-    if need > capacity:
-        capacity = max(need, int(GROWTH * capacity))
-        fills = (NO_NODE, NO_NODE, NO_NODE, NO_NODE, 0.0, 0.0, np.inf, 0.0, 0.0, NO_POINT, 0, NO_HULLS)
-        node_arrays = [grown(a, capacity, fill) for a, fill in zip(node_arrays, fills, strict=True)]
-    need, capacity = int(tree.hull_rows_used[0]) + n_new_hulls, tree.hull_start.shape[0]
-    if need > capacity:
-        capacity = max(need, int(GROWTH * capacity))
-        hull_tables = [grown(a, capacity, 0) for a in hull_tables]
-    return BSPArrays(*node_arrays, *hull_tables, *rest)
+    return HULL_COLUMNS.with_room(NODE_COLUMNS.with_room(tree, n_new), n_new_hulls)
 
 
 @kernel(inline="always")
 def new_node(tree, parent):
     """Index of a fresh leaf under ``parent`` (room was made before the kernel ran, ``with_room``)."""
-    node = tree.n_nodes[0]
-    tree.n_nodes[0] = node + 1
-    tree.parent[node] = parent
-    tree.left[node] = NO_NODE
-    tree.right[node] = NO_NODE
+    node = take_node(tree, parent)
     tree.pair[node] = NO_NODE
     tree.split_time[node] = np.inf
     tree.sampled_until[node] = 0.0

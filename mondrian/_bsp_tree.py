@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from mondrian._bsp_nodes import BSPArrays, empty_bsp_tree
+from mondrian._base_tree import BaseTree
+from mondrian._bsp_nodes import HULL_COLUMNS, NODE_COLUMNS, BSPArrays, empty_bsp_tree, with_room
 from mondrian._points import empty_lists
 from mondrian._small_blocks import block_hull
 
 
-class BSPTree:
+class BSPTree(BaseTree):
     """One tree of an online BSP forest.
 
     Parameters
@@ -36,6 +37,8 @@ class BSPTree:
         The links of the leaves' point lists, one per point of the forest's store.
     """
 
+    _columns = NODE_COLUMNS
+
     def __init__(self, n_pairs: int, n_stats: int, rng: np.random.Generator, budget):
         self.nodes: BSPArrays = empty_bsp_tree(n_pairs, n_stats)
         self.rng = rng
@@ -43,9 +46,20 @@ class BSPTree:
         self.next_point = empty_lists(16)
 
     @property
-    def n_nodes(self) -> int:
-        """The number of nodes."""
-        return int(self.nodes.n_nodes[0])
+    def stats(self) -> np.ndarray:
+        """The node statistics (the column ``stats`` of the node arrays): points below a node, then their one-hot
+        labels or the sum of their targets."""
+        return self.nodes.stats
+
+    def reserve(self, n_new: int) -> None:
+        """Make room for more nodes in the node arrays and their hull tables (growing them by a quarter at least).
+
+        Parameters
+        ----------
+        n_new : int
+            The number of nodes to make room for.
+        """
+        self.nodes = with_room(self.nodes, n_new, n_new)
 
     @property
     def n_leaves(self) -> int:
@@ -115,15 +129,8 @@ class BSPTree:
                 stack += [(int(first), s0, s), (int(second), s, s1)]
         return np.sort(np.array(found))
 
-    def keep_points(self, n_points: int) -> None:
-        """Make room for ``n_points`` links in the leaves' point lists (doubling).
-
-        Parameters
-        ----------
-        n_points : int
-            The number of points the lists must be able to hold.
-        """
-        if n_points > self.next_point.shape[0]:
-            grown = empty_lists(max(n_points, 2 * self.next_point.shape[0]))
-            grown[: self.next_point.shape[0]] = self.next_point
-            self.next_point = grown
+    def __getstate__(self):
+        """The tree's attributes, its node arrays and hull tables trimmed to the rows in use (one at least)."""
+        state = super().__getstate__()
+        state["nodes"] = HULL_COLUMNS.trimmed(state["nodes"], max(int(self.nodes.hull_rows_used[0]), 1))
+        return state

@@ -5,16 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from mondrian import _orf
-from mondrian._nodes import NO_NODE, TreeArrays, empty_tree
+from mondrian._nodes import NO_NODE, empty_tree
+from mondrian._split_tree import SplitTree
 from mondrian.tree import MondrianTree
 
 
-class OnlineRandomTree(MondrianTree):
+class OnlineRandomTree(SplitTree):
     """One tree of ``OnlineRandomForestClassifier``.
 
-    A ``MondrianTree`` whose node arrays have boxes of zero width (its splits are tests, not Mondrian cuts) and
-    whose statistics hold, per node, the label counts and the split's test, and per leaf that can still split its
-    range and candidate tests. The kernels grow the arrays themselves: ``reserve`` is not used. The node arrays'
+    A tree of the Mondrian trees' node arrays whose boxes have zero width (its splits are tests, not Mondrian cuts;
+    internal nodes have split time 0, leaves inf, its lifetime is inf) and whose statistics hold, per node, the
+    label counts and the split's test, and per leaf that can still split its range and candidate tests. The kernels
+    grow the arrays themselves (``reserve`` grows them as they do). The node arrays'
     ``feature`` and ``threshold`` hold a split's first feature and its threshold: they route the tree when its
     tests are axis-aligned; a tree of projection tests routes by ``stats.split_feature`` and ``stats.split_weight``
     (``apply`` does).
@@ -64,11 +66,24 @@ class OnlineRandomTree(MondrianTree):
         tests: str = "axis",
         n_projection_features: int = 2,
     ):
-        super().__init__(empty_tree(0, dtype=dtype), rng, np.inf)
+        self.nodes = empty_tree(0, dtype=dtype)
+        self.rng = rng
+        self.lifetime = np.inf
+        self.next_point = None  # it keeps no points
         p = min(n_projection_features, n_features) if tests == "projection" else 1
         self.stats = _orf.empty_stats(n_features, n_classes, n_tests, dtype, n_projection_features=max(p, 1))
         self.max_depth = max_depth
         self.tests = tests
+
+    def reserve(self, n_new: int) -> None:
+        """Make room for more nodes in the node arrays and their statistics (doubling the capacity).
+
+        Parameters
+        ----------
+        n_new : int
+            The number of nodes to make room for.
+        """
+        self.nodes, self.stats = _orf._with_room(self.nodes, self.stats, n_new, 0)
 
     @property
     def n_tests(self) -> int:
@@ -130,12 +145,9 @@ class OnlineRandomTree(MondrianTree):
         """
         if self.tests == "projection":
             raise NotImplementedError("a MondrianTree cannot hold projection tests")
-        return super().pruned(lifetime)
+        return MondrianTree(self.nodes, self.rng, self.lifetime).pruned(lifetime)
 
     def __getstate__(self):
-        n = max(self.n_nodes, 1)
-        state = dict(self.__dict__)
-        per_node = (name for name in TreeArrays._fields if name not in ("n_nodes", "root"))
-        state["nodes"] = self.nodes._replace(**{name: getattr(self.nodes, name)[:n].copy() for name in per_node})
-        state["stats"] = _orf.trimmed_stats(self.stats, n)
+        state = super().__getstate__()
+        state["stats"] = _orf.trimmed_stats(self.stats, self._rows_kept())
         return state

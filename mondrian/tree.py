@@ -10,20 +10,12 @@ import copy
 
 import numpy as np
 
-from mondrian._nodes import (
-    NO_NODE,
-    TreeArrays,
-    capacity,
-    depths,
-    empty_tree,
-    reserved,
-    reserved_rows,
-)
+from mondrian._nodes import TreeArrays, capacity, empty_tree, reserved_rows
 from mondrian._points import NO_POINT, empty_lists
 from mondrian._process import sample_partition
 from mondrian._process import sample_split as _sample_split
 from mondrian._prune import prune
-from mondrian._route import apply
+from mondrian._split_tree import SplitTree
 from mondrian._validation import check_cells, check_lifetime, check_random_state_seed, expected_cells
 
 # The largest expected number of cells sample_mondrian draws by default (a full partition: every cell is allocated).
@@ -32,7 +24,7 @@ MAX_CELLS = 1e7
 __all__ = ["MondrianTree", "sample_mondrian", "sample_split"]
 
 
-class MondrianTree:
+class MondrianTree(SplitTree):
     """One Mondrian tree: its node arrays, node statistics, random stream and lifetime.
 
     The trees of the estimators (their ``trees_``) and of ``sample_mondrian``. Nodes are rows of parallel arrays;
@@ -132,11 +124,10 @@ class MondrianTree:
         n_new : int
             The number of nodes to make room for.
         """
-        nodes = reserved(self.nodes, n_new)
-        self.stats = reserved_rows(self.stats, capacity(nodes))
+        super().reserve(n_new)
+        self.stats = reserved_rows(self.stats, capacity(self.nodes))
         if self.first_point is not None:
-            self.first_point = reserved_rows(self.first_point, capacity(nodes), NO_POINT)
-        self.nodes = nodes
+            self.first_point = reserved_rows(self.first_point, capacity(self.nodes), NO_POINT)
 
     def keep_points(self, n_points: int) -> None:
         """Keep the points of each leaf, as indices into the forest's point store.
@@ -148,120 +139,7 @@ class MondrianTree:
         """
         if self.first_point is None:
             self.first_point = empty_lists(capacity(self.nodes))
-            self.next_point = empty_lists(n_points)
-        self.next_point = reserved_rows(self.next_point, n_points, NO_POINT)
-
-    # -- reading the tree (the node arrays trimmed to the nodes in use) ---------------------------
-    @property
-    def n_nodes(self) -> int:
-        """The number of nodes in use."""
-        return int(self.nodes.n_nodes[0])
-
-    @property
-    def root(self) -> int:
-        """The index of the root node, -1 while the tree is empty."""
-        return int(self.nodes.root[0])
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Return the node arrays in use, by name.
-
-        Returns
-        -------
-        dict of str to ndarray
-            A copy of each per-node array of ``nodes``, trimmed to the nodes in use.
-        """
-        n = self.n_nodes
-        return {
-            name: getattr(self.nodes, name)[:n].copy() for name in TreeArrays._fields if name not in ("n_nodes", "root")
-        }
-
-    def is_leaf(self, lifetime: float | None = None) -> np.ndarray:
-        """Tell which nodes are leaves of the tree read at a lifetime.
-
-        Parameters
-        ----------
-        lifetime : float, default=None
-            The lifetime; None: the tree's.
-
-        Returns
-        -------
-        ndarray of bool of shape (n_nodes,)
-            True for a node without children or whose split time is at least the lifetime (nodes that pruning
-            removes included: see ``depths``).
-        """
-        lifetime = self.lifetime if lifetime is None else lifetime
-        n = self.n_nodes
-        return (self.nodes.left[:n] == NO_NODE) | (self.nodes.split_time[:n] >= lifetime)
-
-    def depths(self, lifetime: float | None = None) -> np.ndarray:
-        """Return the depth of each node.
-
-        Parameters
-        ----------
-        lifetime : float, default=None
-            The lifetime the tree is pruned at; None: the tree's.
-
-        Returns
-        -------
-        ndarray of shape (n_nodes,)
-            The depth of each node (root 0), -1 for the nodes that pruning at the lifetime removes.
-        """
-        return depths(self.nodes, self.lifetime if lifetime is None else lifetime)
-
-    def leaves(self, lifetime: float | None = None) -> np.ndarray:
-        """Return the leaves of the tree pruned at a lifetime.
-
-        Parameters
-        ----------
-        lifetime : float, default=None
-            The lifetime; None: the tree's.
-
-        Returns
-        -------
-        ndarray of int
-            The indices of the leaves.
-        """
-        return np.flatnonzero(self.is_leaf(lifetime) & (self.depths(lifetime) >= 0))
-
-    def n_leaves(self, lifetime: float | None = None) -> int:
-        """Count the leaves of the tree pruned at a lifetime.
-
-        Parameters
-        ----------
-        lifetime : float, default=None
-            The lifetime; None: the tree's.
-
-        Returns
-        -------
-        int
-            The number of leaves.
-        """
-        return int(self.leaves(lifetime).shape[0])
-
-    def apply(self, X: np.ndarray, lifetime: float | None = None) -> np.ndarray:
-        """Return the leaf holding each row of X.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The points.
-        lifetime : float, default=None
-            The lifetime the tree is pruned at; None: the tree's.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The index of the leaf of each row.
-
-        Raises
-        ------
-        ValueError
-            If the tree is empty.
-        """
-        if self.root == NO_NODE:
-            raise ValueError("the tree is empty")
-        X = np.ascontiguousarray(X, dtype=self.nodes.box_lower.dtype)  # the precision the tree was grown in
-        return apply(self.nodes, X, self.lifetime if lifetime is None else lifetime)
+        super().keep_points(n_points)
 
     def pruned(self, lifetime: float) -> tuple[MondrianTree, np.ndarray]:
         """Return the tree pruned at a lifetime.
@@ -282,14 +160,8 @@ class MondrianTree:
         return MondrianTree(nodes, copy.deepcopy(self.rng), min(lifetime, self.lifetime)), origin
 
     def __getstate__(self):
-        state = dict(self.__dict__)
-        n = max(self.n_nodes, 1)
-        state["nodes"] = TreeArrays(
-            *(
-                a if name in ("n_nodes", "root") else a[:n].copy()
-                for name, a in zip(TreeArrays._fields, self.nodes, strict=False)
-            )
-        )
+        state = super().__getstate__()
+        n = self._rows_kept()
         state["stats"] = self.stats[:n].copy()
         if self.first_point is not None:
             state["first_point"] = self.first_point[:n].copy()
