@@ -42,6 +42,9 @@ class BSPFamily:
         n_stats = 1 + forest._n_outputs
         return [BSPTree(len(forest.pairs_), n_stats, rng, schedule) for rng in forest._tree_streams()]
 
+    def check_unchanged(self, forest) -> None:
+        """Nothing but the forest's schedule and number of trees (``OnlineForest._check_unchanged``)."""
+
     def store(self, forest, X, targets) -> int:
         return forest.points_.append(kernel_X(X), targets)
 

@@ -38,6 +38,11 @@ class TreeFamily(Protocol):
         """Empty trees, one per random stream (``forest._tree_streams()``), following ``schedule``."""
         ...
 
+    def check_unchanged(self, forest) -> None:
+        """Refuse, in a ValueError, a forest whose parameters would change the fitted trees' settings (beyond their
+        number and schedule, which the forest checks) before they are extended."""
+        ...
+
     def store(self, forest, X: np.ndarray, targets: np.ndarray) -> int:
         """Keep the rows about to be learnt if the trees revisit past points; the index of the first kept."""
         ...
@@ -100,6 +105,9 @@ class MondrianFamily:
             MondrianTree.empty(n_features, rng, lifetime, n_stats, forest._dtype, forest._stats_dtype)
             for rng in forest._tree_streams()
         ]
+
+    def check_unchanged(self, forest) -> None:
+        """Nothing but the forest's schedule and number of trees (``OnlineForest._check_unchanged``)."""
 
     def store(self, forest, X, targets) -> int:
         return 0

@@ -143,13 +143,15 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
         return ", ".join([f"n_estimators={n_trees}", *(f"{name}={value!r}" for name, value in named)])
 
     def _check_unchanged(self, schedule: Schedule) -> None:
-        """partial_fit extends the trees it started with: their number and schedule cannot change midway."""
+        """partial_fit extends the trees it started with: their number and schedule cannot change midway, nor what
+        their family checks."""
         started = (len(self.trees_), self._schedule)
         if started != (self.n_estimators, schedule):
             raise ValueError(
                 f"{self._in_parameters(self.n_estimators, schedule)}: the trees being extended were started with "
                 f"{self._in_parameters(*started)}; set them back, or call fit to start again"
             )
+        self._family.check_unchanged(self)
 
     def _start_trees(self, n_features: int, schedule: Schedule) -> list:
         """New empty trees following ``schedule``, which the forest keeps (``_schedule``)."""

@@ -45,6 +45,24 @@ class OnlineRandomFamily:
             for rng in forest._tree_streams()
         ]
 
+    def check_unchanged(self, forest) -> None:
+        """The trees being extended keep their n_tests, max_depth (which leaves keep tests), tests and the features
+        of a projection test: the forest's must be theirs."""
+        tree = forest.trees_[0]
+        p = min(forest.n_projection_features, forest.n_features_in_) if forest.tests == "projection" else 1
+        if (tree.n_tests, tree.max_depth, tree.tests, tree.n_projection_features) != (
+            forest.n_tests,
+            forest.max_depth,
+            forest.tests,
+            p,
+        ):
+            raise ValueError(
+                f"n_tests={forest.n_tests}, max_depth={forest.max_depth}, tests={forest.tests!r}, "
+                f"n_projection_features={forest.n_projection_features} differ from the trees being extended "
+                f"(n_tests={tree.n_tests}, max_depth={tree.max_depth}, tests={tree.tests!r}, "
+                f"{tree.n_projection_features} features per test); call fit to start again"
+            )
+
     def store(self, forest, X, targets) -> int:
         return 0
 

@@ -271,22 +271,3 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     @property
     def _family(self) -> OnlineRandomFamily:
         return OnlineRandomFamily()
-
-    def _check_unchanged(self, schedule) -> None:
-        """partial_fit extends the trees it started with: n_tests, max_depth (which leaves keep tests), tests and
-        the features of a projection test too."""
-        super()._check_unchanged(schedule)
-        tree = self.trees_[0]
-        p = min(self.n_projection_features, self.n_features_in_) if self.tests == "projection" else 1
-        if (tree.n_tests, tree.max_depth, tree.tests, tree.n_projection_features) != (
-            self.n_tests,
-            self.max_depth,
-            self.tests,
-            p,
-        ):
-            raise ValueError(
-                f"n_tests={self.n_tests}, max_depth={self.max_depth}, tests={self.tests!r}, "
-                f"n_projection_features={self.n_projection_features} differ from the trees being extended "
-                f"(n_tests={tree.n_tests}, max_depth={tree.max_depth}, tests={tree.tests!r}, "
-                f"{tree.n_projection_features} features per test); call fit to start again"
-            )
