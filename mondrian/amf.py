@@ -9,6 +9,7 @@ in order, as ``partial_fit`` would.
 
 from __future__ import annotations
 
+from functools import cache
 from numbers import Real
 from typing import ClassVar
 
@@ -25,6 +26,13 @@ from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
+
+
+@cache
+def _amf_family(estimator_class) -> MondrianFamily:
+    """The family of an AMF estimator's trees, its ``_amf_params`` their kernel parameters: made once per class (each
+    one-sample call reads it, in a few microseconds)."""
+    return MondrianFamily(_amf, estimator_class._amf_params, learn_block=1024)
 
 
 class _AMF(OnlineForest):
@@ -46,7 +54,7 @@ class _AMF(OnlineForest):
     @property
     def _family(self) -> MondrianFamily:
         """Mondrian trees with AMF's node statistics and kernels, learnt in blocks of 1024 rows."""
-        return MondrianFamily(_amf, type(self)._amf_params, learn_block=1024)
+        return _amf_family(type(self))
 
     def _predict_params(self) -> np.ndarray:
         """The fitted parameters, but ``use_aggregation`` and ``prediction``, how a prediction is made, which may
