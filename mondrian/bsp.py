@@ -20,15 +20,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _bsp
-from mondrian._bsp_tree import BSPTree
+from mondrian import _bsp_family
+from mondrian._bsp_family import LEAF_SAMPLINGS, BSPFamily
+from mondrian._bsp_tree import BSPTree as BSPTree  # its former home: imports, pickles
 from mondrian._forest import Classification, OnlineForest, Regression
-from mondrian._parallel import for_each, row_blocks
-from mondrian._points import PointStore
+from mondrian._schedule import Schedule
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, INCREASING, POSITIVE_FINITE, VOTES
-
-LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
 
 
 def dimension_pairs(n_features: int) -> np.ndarray:
@@ -50,11 +48,11 @@ def dimension_pairs(n_features: int) -> np.ndarray:
     >>> dimension_pairs(3).tolist()
     [[0, 1], [0, 2], [1, 2]]
     """
-    return np.array([(a, b) for a in range(n_features) for b in range(a + 1, n_features)], np.int64).reshape(-1, 2)
+    return _bsp_family.dimension_pairs(n_features)
 
 
 class _OnlineBSPForest(OnlineForest):
-    _lifetime_params: ClassVar[tuple[str, ...]] = ("budget", "budget_scale")
+    _schedule_params: ClassVar[tuple[str, ...]] = ("budget", "budget_scale")
     _parameter_constraints: ClassVar[dict] = {
         **OnlineForest._parameter_constraints,
         "budget": [POSITIVE_FINITE, StrOptions({INCREASING})],
@@ -82,78 +80,10 @@ class _OnlineBSPForest(OnlineForest):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _vote(self) -> int:
-        return _bsp.SOFT
-
-    def _check_forecaster_params(self):
+    def _check_forecaster_params(self) -> Schedule:
         if isinstance(self.budget, str) and self.budget == INCREASING:
-            return (INCREASING, float(self.budget_scale))
-        return float(self.budget)
-
-    def _budget_schedule(self, budget) -> tuple[float, float]:
-        """(scale, exponent) of tau_n = scale * n^exponent."""
-        if isinstance(budget, tuple):
-            return budget[1], 1.0 / (self.n_features_in_ + 2)
-        return budget, 0.0
-
-    def _kernel_X(self, X: np.ndarray) -> np.ndarray:
-        """X as the kernels take it: with one feature, a zero second coordinate (a line of the plane)."""
-        return np.hstack([X, np.zeros_like(X)]) if X.shape[1] == 1 else X
-
-    def _new_trees(self, n_features: int, budget) -> list[BSPTree]:
-        n_kernel = max(n_features, 2)
-        self.pairs_ = dimension_pairs(n_kernel)
-        self.points_ = PointStore(n_kernel)
-        n_stats = 1 + self._n_outputs
-        return [BSPTree(len(self.pairs_), n_stats, rng, budget) for rng in self._tree_streams()]
-
-    def _learnt_box(self, tree):
-        """The box of the points learnt (kept once for all trees), in the data's features."""
-        store = self.points_
-        return store.lower[: self.n_features_in_], store.upper[: self.n_features_in_]
-
-    def _widest_side(self) -> tuple[float, str]:
-        """Hull tests multiply two sides of the box (cross products of point differences in a pair of features):
-        a side must stay below sqrt(max / 2) for them to be finite; half of the largest float's square root."""
-        return float(np.sqrt(np.finfo(np.float64).max)) / 2, "half the square root of the largest float64"
-
-    def _kernel_params(self) -> np.ndarray:
-        return np.array([float(self._vote())])  # the vote predictions use (fixed at each fit / partial_fit)
-
-    def _store(self, X, targets) -> int:
-        return self.points_.append(self._kernel_X(X), targets)
-
-    def _learn_tree(self, tree: BSPTree, X, targets, first: int, params) -> None:
-        tree.keep_points(self.points_.n)
-        scale, exponent = self._budget_schedule(tree.lifetime)
-        store = self.points_
-        tree.nodes = _bsp.learn(
-            tree.nodes, tree.next_point, store.X, store.y, first, first + X.shape[0], self._onehot, self.pairs_,
-            float(self.rate_scale), scale, exponent, LEAF_SAMPLINGS[self.leaf_sampling], tree.rng,
-        )  # fmt: skip
-
-    def _progressive_tree(self, tree: BSPTree, X, targets, first: int, params, prior, out) -> None:
-        tree.keep_points(self.points_.n)
-        scale, exponent = self._budget_schedule(tree.lifetime)
-        store = self.points_
-        tree.nodes = _bsp.progressive(
-            tree.nodes, tree.next_point, store.X, store.y, first, first + X.shape[0], self._onehot, self.pairs_,
-            float(self.rate_scale), scale, exponent, LEAF_SAMPLINGS[self.leaf_sampling], self._vote(), tree.rng, prior,
-            out,
-        )  # fmt: skip
-
-    def _mean_prediction(self, X) -> np.ndarray:
-        X = self._kernel_X(self._checked_X(X))
-        out = np.zeros((X.shape[0], self._n_outputs))
-        vote = int(self._predict_params()[0])
-
-        def predict_rows(rows: slice):
-            for tree in self.trees_:
-                _bsp.predict(tree.nodes, X[rows], self._onehot, self.pairs_, vote, out[rows])
-
-        for_each(predict_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
-        out /= len(self.trees_)
-        return out
+            return Schedule.growing(self.budget_scale)
+        return Schedule.fixed(self.budget)
 
     @takes_turns
     def n_leaves(self) -> np.ndarray:
@@ -296,8 +226,9 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         self.vote = vote
         self.classes = classes
 
-    def _vote(self) -> int:
-        return _bsp.HARD if self.vote == "hard" else _bsp.SOFT
+    @property
+    def _family(self) -> BSPFamily:
+        return BSPFamily(hard_vote=self.vote == "hard")
 
 
 class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
@@ -364,3 +295,7 @@ class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
     >>> reg.predict(X[:3]).shape
     (3,)
     """
+
+    @property
+    def _family(self) -> BSPFamily:
+        return BSPFamily()

@@ -25,9 +25,11 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _ikn, _increasing, _leaf_mean, _path_mean, _paused
+from mondrian import _ikn, _leaf_mean, _path_mean, _schedule
+from mondrian._family import MondrianFamily, TreeFamily
+from mondrian._family_points import IncreasingFamily, PausedFamily
 from mondrian._forest import Classification, OnlineForest, Regression
-from mondrian._points import PointStore
+from mondrian._schedule import Schedule
 from mondrian._validation import (
     CLASSES,
     INCREASING,
@@ -37,7 +39,6 @@ from mondrian._validation import (
     Interval,
     check_params,
 )
-from mondrian.tree import MondrianTree
 
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
 
@@ -81,11 +82,10 @@ def lifetime_at(n_points, scale, n_features):
     >>> round(lifetime_at(4096, 1.0, 4), 3)  # 4096 ** (1 / 6)
     4.0
     """
-    return _increasing.lifetime_at(n_points, scale, n_features)
+    return _schedule.lifetime_at(n_points, scale, n_features)
 
 
 class _MondrianForest(OnlineForest):
-    _forecaster = _leaf_mean
     _parameter_constraints: ClassVar[dict] = {
         **OnlineForest._parameter_constraints,
         "lifetime": [POSITIVE_OR_INF, StrOptions({INCREASING})],
@@ -122,89 +122,33 @@ class _MondrianForest(OnlineForest):
                     f"min_samples_split={split} applies to lifetime='increasing' only; with a fixed lifetime it must "
                     "be 2 (every block that can be split is)"
                 )
-            return float(self.lifetime)
-        return (INCREASING, float(self.lifetime_scale), int(split))
+            return Schedule.fixed(self.lifetime)
+        return Schedule.growing(self.lifetime_scale, split)
 
-    def _started_lifetime(self):
-        if hasattr(self, "lifetime_scale_"):
-            return (INCREASING, self.lifetime_scale_, self.min_samples_split_)
-        return super()._started_lifetime()
-
-    def _paused(self) -> bool:
-        """Trees with LRT14's paused blocks (the classifier's ``pausing`` with IKN smoothing)."""
-        return False
-
-    def _keeps_points(self) -> bool:
-        return self._increasing or self._paused()
-
-    def _hard_vote(self) -> bool:
-        return False
-
-    def _kernel_params(self) -> np.ndarray:
-        return _leaf_mean.kernel_params(self._hard_vote())
-
-    # -- increasing lifetime and paused blocks: trees keep their points (points_, a PointStore) --------------------
-    def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
-        for started in ("points_", "lifetime_scale_", "min_samples_split_"):
-            self.__dict__.pop(started, None)
+    def _mondrian_family(self, forecaster, params, paused: bool = False, attributes: dict | None = None) -> TreeFamily:
+        """Trees learnt by ``forecaster``'s kernels (``params`` their parameters), keeping their points with the
+        increasing lifetime or LRT14's paused blocks; ``attributes``: what the forest tells of them once fitted."""
+        family: type[MondrianFamily]
         if self._increasing:
-            _, self.lifetime_scale_, self.min_samples_split_ = lifetime  # the schedule and rule the trees follow
-            lifetime = 0.0  # lam_0 = 0: no point, no split
-        trees = super()._new_trees(n_features, lifetime)
-        if self._keeps_points():
-            self.points_ = PointStore(n_features, self._dtype)
-            for tree in trees:
-                tree.keep_points(16)
-        return trees
+            family = IncreasingFamily
+        else:
+            family = PausedFamily if paused else MondrianFamily
+        return family(forecaster, params, attributes=attributes)
 
-    def _store(self, X, targets) -> int:
-        return self.points_.append(X, targets) if self._keeps_points() else 0
 
-    def _grow_for(self, tree: MondrianTree, n_new: int) -> None:
-        """Room for the store's points: 2 nodes per new point for paused trees (their kernels stop and ask for more
-        before a paused leaf is sampled again), 2 nodes per stored point when the lifetime increases (raising it
-        splits leaves anywhere); one list link per point."""
-        room = 2 * n_new if self._paused() else 2 * self.points_.n - tree.n_nodes
-        tree.reserve(max(room, 0))
-        tree.keep_points(self.points_.n)
+def _ikn_params(forest) -> np.ndarray:
+    """IKN's discount rate gamma (None: 10 * n_features, LRT14's choice)."""
+    return _ikn.kernel_params(10.0 * forest.n_features_in_ if forest.gamma is None else forest.gamma)
 
-    def _learn_tree(self, tree, X, targets, first, params) -> None:
-        if not self._keeps_points():
-            return super()._learn_tree(tree, X, targets, first, params)
-        self._grow_for(tree, X.shape[0])
-        store, start, end = self.points_, first, first + X.shape[0]
-        if self._paused():
-            while start < end:
-                start, room = _paused.learn(
-                    tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end,
-                    tree.lifetime, tree.rng,
-                )  # fmt: skip
-                tree.reserve(room)
-            return
-        tree.lifetime = _increasing.learn(
-            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end, self._onehot,
-            self.lifetime_scale_, self.min_samples_split_, tree.rng,
-        )  # fmt: skip
 
-    def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
-        if not self._keeps_points():
-            return super()._progressive_tree(tree, X, targets, first, params, prior, out)
-        self._grow_for(tree, X.shape[0])
-        store, start, end = self.points_, first, first + X.shape[0]
-        if self._paused():
-            predicted = False
-            while start < end:
-                start, room = _paused.progressive(
-                    tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end,
-                    tree.lifetime, params, tree.rng, prior, out[start - first :], predicted,
-                )  # fmt: skip
-                tree.reserve(room)
-                predicted = True
-            return
-        tree.lifetime = _increasing.progressive(
-            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end, self._onehot,
-            self.lifetime_scale_, self.min_samples_split_, params, tree.rng, prior, out,
-        )  # fmt: skip
+def _vote_params(forest) -> np.ndarray:
+    """The leaf mean's parameters: a classifier's vote."""
+    return _leaf_mean.kernel_params(forest.vote == "hard")
+
+
+def _mean_params(forest) -> np.ndarray:
+    """The leaf mean's parameters for a regressor (no vote)."""
+    return _leaf_mean.kernel_params()
 
 
 class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest):
@@ -361,9 +305,14 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         return "empirical" if self._increasing or self.vote == "hard" else "ikn"
 
     @property
-    def _forecaster(self):
-        # the smoothing the trees were started with (set before they are made; partial_fit checks it is unchanged)
-        return _ikn if self.smoothing_ == "ikn" else _leaf_mean
+    def _family(self) -> TreeFamily:
+        # the smoothing the trees were started with (partial_fit checks it is unchanged), or the parameters' before
+        # any (fit starts afresh); the trees then tell it in smoothing_ and pausing_
+        smoothing = self.__dict__.get("smoothing_", self._smoothing)
+        attributes = {"smoothing_": smoothing, "pausing_": self._paused()}
+        if smoothing == "ikn":
+            return self._mondrian_family(_ikn, _ikn_params, self._paused(), attributes)
+        return self._mondrian_family(_leaf_mean, _vote_params, attributes=attributes)
 
     def _predict_params(self) -> np.ndarray:
         """The vote may change after fit: it is checked here. IKN trees (gamma fixed at fit) give soft votes only."""
@@ -385,8 +334,8 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
             )
         return super()._check_forecaster_params()
 
-    def _check_unchanged(self, lifetime) -> None:
-        super()._check_unchanged(lifetime)
+    def _check_unchanged(self, schedule) -> None:
+        super()._check_unchanged(schedule)
         # IKN keeps counts at internal nodes that the leaf mean does not; paused trees keep their points
         started = (self.smoothing_, self.pausing_)
         if (self._smoothing, self._paused()) != started:
@@ -395,19 +344,6 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
                 f"{self._smoothing!r} and pausing {self._paused()}, but these trees were grown with smoothing "
                 f"{started[0]!r} and pausing {started[1]}: set those parameters back, or call fit"
             )
-
-    def _new_trees(self, n_features: int, lifetime) -> list[MondrianTree]:
-        self.smoothing_ = self._smoothing  # the forecaster the trees keep statistics for
-        self.pausing_ = self._paused()
-        return super()._new_trees(n_features, lifetime)
-
-    def _kernel_params(self) -> np.ndarray:
-        if self._smoothing == "ikn":
-            return _ikn.kernel_params(10.0 * self.n_features_in_ if self.gamma is None else self.gamma)
-        return super()._kernel_params()
-
-    def _hard_vote(self) -> bool:
-        return self.vote == "hard"
 
 
 class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
@@ -524,22 +460,12 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         self.prediction = prediction
 
     @property
-    def _forecaster(self):
+    def _family(self) -> TreeFamily:
         # the rule in force (checked before it is read: _check_params, _predict_params); both learn with the leaf
         # mean's kernels, so the trees are the same
-        return _path_mean if self.prediction == "path" else _leaf_mean
+        return self._mondrian_family(_path_mean if self.prediction == "path" else _leaf_mean, _mean_params)
 
     def _predict_params(self) -> np.ndarray:
         """``prediction`` may change after fit: it is checked here (both rules read the same trees)."""
         check_params(self, "prediction")
         return self.predict_params_
-
-    def _progressive_tree(self, tree, X, targets, first, params, prior, out) -> None:
-        if not (self._keeps_points() and self.prediction == "path"):
-            return super()._progressive_tree(tree, X, targets, first, params, prior, out)
-        self._grow_for(tree, X.shape[0])
-        store = self.points_
-        tree.lifetime = _path_mean.progressive_increasing(
-            tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, first, first + X.shape[0],
-            self._onehot, self.lifetime_scale_, self.min_samples_split_, params, tree.rng, prior, out,
-        )  # fmt: skip

@@ -17,7 +17,9 @@ from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _orf
 from mondrian._forest import Classification, OnlineForest
-from mondrian._orf_tree import OnlineRandomTree
+from mondrian._orf_family import OnlineRandomFamily
+from mondrian._orf_tree import OnlineRandomTree as OnlineRandomTree  # its former home: imports, pickles
+from mondrian._schedule import Schedule
 from mondrian._validation import CLASSES, POSITIVE_INT, Interval
 
 _FINITE_NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # [0, inf)
@@ -206,8 +208,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
     (1, 3)
     """
 
-    _forecaster = _orf
-    _lifetime_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
+    _schedule_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _parameter_constraints: ClassVar[dict] = {
         **OnlineForest._parameter_constraints,
         "n_tests": [POSITIVE_INT],
@@ -258,67 +259,15 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         self.n_jobs = n_jobs
         self.classes = classes
 
-    def _check_forecaster_params(self) -> float:
+    def _check_forecaster_params(self) -> Schedule:
         if self.feature_range is not None and not _is_range(self.feature_range):
             raise ValueError(
                 f"feature_range must be None or (low, high) with finite low < high, got {self.feature_range!r}"
             )
         if self.thresholds == "global" and self.feature_range is None:
             raise ValueError('thresholds="global" draws thresholds in feature_range, which must then be given')
-        return np.inf
+        return Schedule.fixed(np.inf)
 
-    def _kernel_params(self) -> np.ndarray:
-        feature_range = None if self.feature_range is None else tuple(map(float, self.feature_range))
-        return _orf.kernel_params(
-            self.min_samples_split,
-            self.min_gain,
-            self.max_depth,
-            self.n_passes,
-            feature_range,
-            tests=self.tests,
-            thresholds=self.thresholds,
-            gain=self.gain,
-            bagging=self.bagging,
-        )
-
-    def _new_trees(self, n_features: int, lifetime: float) -> list[OnlineRandomTree]:
-        return [
-            OnlineRandomTree(
-                n_features,
-                self.n_classes_,
-                self.n_tests,
-                self.max_depth,
-                rng,
-                self._dtype,
-                self.tests,
-                self.n_projection_features,
-            )
-            for rng in self._tree_streams()
-        ]
-
-    def _check_unchanged(self, lifetime) -> None:
-        """partial_fit extends the trees it started with: n_tests, max_depth (which leaves keep tests), tests and
-        the features of a projection test too."""
-        super()._check_unchanged(lifetime)
-        tree = self.trees_[0]
-        p = min(self.n_projection_features, self.n_features_in_) if self.tests == "projection" else 1
-        if (tree.n_tests, tree.max_depth, tree.tests, tree.n_projection_features) != (
-            self.n_tests,
-            self.max_depth,
-            self.tests,
-            p,
-        ):
-            raise ValueError(
-                f"n_tests={self.n_tests}, max_depth={self.max_depth}, tests={self.tests!r}, "
-                f"n_projection_features={self.n_projection_features} differ from the trees being extended "
-                f"(n_tests={tree.n_tests}, max_depth={tree.max_depth}, tests={tree.tests!r}, "
-                f"{tree.n_projection_features} features per test); call fit to start again"
-            )
-
-    def _learn_tree(self, tree: OnlineRandomTree, X, targets, first, params) -> None:
-        tree.nodes, tree.stats = _orf.learn(tree.nodes, tree.stats, X, targets, True, np.inf, params, tree.rng)
-
-    def _progressive_tree(self, tree: OnlineRandomTree, X, targets, first, params, prior, out) -> None:
-        tree.nodes, tree.stats = _orf.progressive(
-            tree.nodes, tree.stats, X, targets, True, np.inf, params, tree.rng, prior, out
-        )
+    @property
+    def _family(self) -> OnlineRandomFamily:
+        return OnlineRandomFamily()

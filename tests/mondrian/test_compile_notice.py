@@ -14,6 +14,7 @@ import pytest
 
 import mondrian
 from mondrian import MondrianForestRegressor, _compile, tree
+from mondrian._family import MondrianFamily
 
 NOTICE = "mondrian: compiling the kernels of"
 
@@ -103,7 +104,7 @@ def test_the_notice_names_the_estimator_whose_threads_compile(monkeypatch):
     def learn_tree(self, *args):
         names.append(_compile._caller())
 
-    monkeypatch.setattr(MondrianForestRegressor, "_learn_tree", learn_tree)
+    monkeypatch.setattr(MondrianFamily, "learn", learn_tree)
     X = np.random.default_rng(0).uniform(size=(20, 2))
     MyForest(n_estimators=4, n_jobs=2).fit(X, X[:, 0])
     assert names == ["MyForest"] * 4

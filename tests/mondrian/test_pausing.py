@@ -21,6 +21,7 @@ from test_ikn import assert_counts_exact
 
 from mondrian import MondrianForestClassifier, _paused
 from mondrian._extend import is_paused
+from mondrian._family_points import PointFamily
 from mondrian._nodes import NO_NODE
 
 
@@ -116,13 +117,13 @@ def test_a_tree_grown_mid_batch_is_the_tree_grown_beforehand(progressive, monkey
             return done
 
         monkeypatch.setattr(_paused, name, counted)
-    grow_for = MondrianForestClassifier._grow_for
+    grow_for = PointFamily._grow_for
     models, outputs = [], []
     for room in (0, 5000):  # the forest's own reservation; room for the whole stream beforehand
         monkeypatch.setattr(
-            MondrianForestClassifier,
+            PointFamily,
             "_grow_for",
-            lambda self, tree, n, room=room: (grow_for(self, tree, n), tree.reserve(room)),
+            lambda self, forest, tree, n, room=room: (grow_for(self, forest, tree, n), tree.reserve(room)),
         )
         stops.append([])
         model = MondrianForestClassifier(n_estimators=3, random_state=4)
