@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _amf
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._keyword_only import keyword_only
 from mondrian._parallel import for_each, row_blocks
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
@@ -218,9 +219,11 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         step: float = 1.0,
         dirichlet: float = 0.5,
         use_aggregation: bool = True,
@@ -314,9 +317,11 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     # Its losses square the errors: they stay finite (and the aggregation weights meaningful) below about 1e154.
     _max_label = 1e150
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         step: float = 1.0,
         use_aggregation: bool = True,
         prediction: str = "route",

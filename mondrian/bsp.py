@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import StrOptions
 from mondrian import _bsp
 from mondrian._bsp_tree import BSPTree
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._keyword_only import keyword_only
 from mondrian._parallel import for_each, row_blocks
 from mondrian._points import PointStore
 from mondrian._threads import takes_turns
@@ -64,9 +65,11 @@ class _OnlineBSPForest(OnlineForest):
         "leaf_sampling": [StrOptions(set(LEAF_SAMPLINGS))],
     }
 
+    @keyword_only  # the regressor's __init__
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         budget: float | str = INCREASING,
         budget_scale: float = 1.0,
         rate_scale: float = 0.5,
@@ -280,9 +283,11 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         budget: float | str = INCREASING,
         budget_scale: float = 1.0,
         rate_scale: float = 0.5,
@@ -292,7 +297,15 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         n_jobs=None,
         classes=None,
     ):
-        super().__init__(n_estimators, budget, budget_scale, rate_scale, leaf_sampling, random_state, n_jobs)
+        super().__init__(
+            n_estimators,
+            budget=budget,
+            budget_scale=budget_scale,
+            rate_scale=rate_scale,
+            leaf_sampling=leaf_sampling,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
         self.vote = vote
         self.classes = classes
 

@@ -27,6 +27,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _ikn, _increasing, _leaf_mean, _path_mean, _paused
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._keyword_only import keyword_only
 from mondrian._points import PointStore
 from mondrian._validation import (
     CLASSES,
@@ -97,6 +98,7 @@ class _MondrianForest(OnlineForest):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
@@ -330,9 +332,11 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
@@ -344,7 +348,14 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         n_jobs=None,
         classes=None,
     ):
-        super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
+        super().__init__(
+            n_estimators,
+            lifetime=lifetime,
+            lifetime_scale=lifetime_scale,
+            min_samples_split=min_samples_split,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
         self.smoothing = smoothing
         self.gamma = gamma
         self.pausing = pausing
@@ -510,9 +521,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         "prediction": [StrOptions(set(PREDICTIONS))],
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
@@ -520,7 +533,14 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         random_state=None,
         n_jobs=None,
     ):
-        super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
+        super().__init__(
+            n_estimators,
+            lifetime=lifetime,
+            lifetime_scale=lifetime_scale,
+            min_samples_split=min_samples_split,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
         self.prediction = prediction
 
     @property

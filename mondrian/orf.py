@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _orf
 from mondrian._forest import Classification, OnlineForest
+from mondrian._keyword_only import keyword_only
 from mondrian._orf_tree import OnlineRandomTree
 from mondrian._validation import CLASSES, POSITIVE_INT, Interval
 
@@ -224,9 +225,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 100,
+        *,
         n_tests: int = 10,
         tests: str = "axis",
         n_projection_features: int = 2,

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian import _cells
 from mondrian._forest import unchanged_on_failure, writeable
+from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
 from mondrian._validation import (
@@ -333,9 +334,11 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         "empty_value": [Interval(Real, None, None, closed="neither")],  # finite
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = 1.0,
         lifetimes=None,
         inner_margin: float = 0.0,
@@ -535,7 +538,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     _onehot = True
 
-    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "auto",
+    @keyword_only
+    def __init__(self, n_estimators: int = 10, *, lifetime: float = 1.0, domain: str = "auto",
                  max_cells: float = MAX_PARTITION_CELLS, random_state=None, n_jobs: int | None = None):  # fmt: skip
         self.n_estimators = n_estimators
         self.lifetime = lifetime
