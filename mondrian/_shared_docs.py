@@ -129,5 +129,5 @@ def shared_docs(cls: T) -> T:
     KeyError
         If the docstring names a paragraph that is not written here.
     """
-    cls.__doc__ = _PLACE.sub(lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), cls.__doc__)
+    cls.__doc__ = _PLACE.sub(lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), cls.__doc__ or "")
     return cls
