@@ -32,7 +32,8 @@ def keyword_only(init: Callable[..., None]) -> Callable[..., None]:
         ordered when they were all positional.
     """
     parameters = inspect.signature(init).parameters.values()
-    n_positional = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters) - 1  # self aside
+    positional = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD][1:]  # self aside
+    n_positional = len(positional)
     keywords = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
 
     @functools.wraps(init)
@@ -45,9 +46,9 @@ def keyword_only(init: Callable[..., None]) -> Callable[..., None]:
         if twice:
             raise TypeError(f"{type(self).__name__}() got multiple values for argument {twice[0]!r}")
         warnings.warn(
-            f"{type(self).__name__}() takes {n_positional} positional argument(s); pass {', '.join(names)} by keyword "
-            f"({', '.join(f'{name}=...' for name in names)}): passing them by position is deprecated and will be an "
-            "error in a future release",
+            f"{type(self).__name__}() takes {', '.join(positional)} by position and its other parameters by keyword: "
+            f"pass {', '.join(f'{name}=...' for name in names)} (passing {', '.join(names)} by position is deprecated "
+            "and will be an error in a future release)",
             FutureWarning,
             stacklevel=2,
         )
