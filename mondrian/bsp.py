@@ -24,7 +24,9 @@ from mondrian import _bsp_family
 from mondrian._bsp_family import LEAF_SAMPLINGS, BSPFamily
 from mondrian._bsp_tree import BSPTree as BSPTree  # its former home: imports, pickles
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._keyword_only import keyword_only
 from mondrian._schedule import Schedule
+from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, INCREASING, POSITIVE_FINITE, VOTES
 
@@ -62,9 +64,11 @@ class _OnlineBSPForest(OnlineForest):
         "leaf_sampling": [StrOptions(set(LEAF_SAMPLINGS))],
     }
 
+    @keyword_only  # the regressor's __init__
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         budget: float | str = INCREASING,
         budget_scale: float = 1.0,
         rate_scale: float = 0.5,
@@ -97,6 +101,7 @@ class _OnlineBSPForest(OnlineForest):
         return np.array([tree.n_leaves for tree in self.trees_])
 
 
+@shared_docs
 class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPForest):
     """Online binary space partitioning forest classifier (BSP).
 
@@ -110,14 +115,9 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     ----------
     n_estimators : int, default=10
         The number of trees (the paper's experiments: 100).
-    budget : float or "increasing", default="increasing"
-        ``"increasing"``: tau_n = ``budget_scale`` * n^(1/(d+2)) after n points in d features, the paper's schedule;
-        or a fixed positive budget.
-    budget_scale : float, default=1.0
-        The multiplier k of the increasing budget. Must be positive and finite whatever the budget.
-    rate_scale : float, default=0.5
-        The cost of a cut is Exp(``rate_scale`` * the sum of the projected perimeters); 0.5 in the paper's
-        experiments.
+    {budget}
+    {budget_scale}
+    {rate_scale}
     leaf_sampling : {"text", "law"}, default="text"
         How a leaf of more than 3 points reached by a new point is sampled. ``"text"``: again from scratch by HullCut
         with the current budget, as Algorithm 4 prints it (lines 4-5); a cut, once drawn, stays, so cuts pile up as
@@ -128,27 +128,16 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     vote : {"soft", "hard"}, default="soft"
         ``"soft"`` averages the trees' leaf label distributions; ``"hard"`` counts a vote for each tree's majority
         label (the paper's).
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
-    classes : array-like of shape (n_classes,) or None, default=None
-        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
-        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
-        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
-        from ``y``.
+    {random_state}
+    {n_jobs}
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        The number of classes.
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {classes_}
+    {n_classes_}
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of BSPTree
         The trees.
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -190,7 +179,7 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
 
     References
     ----------
-    BSP: X. Fan, B. Li, S. A. Sisson. *Online binary space partitioning forests*, AISTATS 2020.
+    {BSP}
 
     Examples
     --------
@@ -210,9 +199,11 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         budget: float | str = INCREASING,
         budget_scale: float = 1.0,
         rate_scale: float = 0.5,
@@ -222,7 +213,15 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         n_jobs=None,
         classes=None,
     ):
-        super().__init__(n_estimators, budget, budget_scale, rate_scale, leaf_sampling, random_state, n_jobs)
+        super().__init__(
+            n_estimators,
+            budget=budget,
+            budget_scale=budget_scale,
+            rate_scale=rate_scale,
+            leaf_sampling=leaf_sampling,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
         self.vote = vote
         self.classes = classes
 
@@ -231,6 +230,7 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
         return BSPFamily(hard_vote=self.vote == "hard")
 
 
+@shared_docs
 class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
     """Online binary space partitioning forest regressor (BSP).
 
@@ -241,28 +241,19 @@ class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
     ----------
     n_estimators : int, default=10
         The number of trees (the paper's experiments: 100).
-    budget : float or "increasing", default="increasing"
-        ``"increasing"``: tau_n = ``budget_scale`` * n^(1/(d+2)) after n points in d features; or a fixed positive
-        budget.
-    budget_scale : float, default=1.0
-        The multiplier k of the increasing budget.
-    rate_scale : float, default=0.5
-        The cost of a cut is Exp(``rate_scale`` * the sum of the projected perimeters).
+    {budget}
+    {budget_scale}
+    {rate_scale}
     leaf_sampling : {"text", "law"}, default="text"
         How a leaf reached by a new point is sampled: as Algorithm 4 prints it, or on from its budget (see
         ``OnlineBSPForestClassifier``).
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    {random_state}
+    {n_jobs}
 
     Attributes
     ----------
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of BSPTree
         The trees.
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -284,7 +275,7 @@ class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
 
     References
     ----------
-    BSP: X. Fan, B. Li, S. A. Sisson. *Online binary space partitioning forests*, AISTATS 2020.
+    {BSP}
 
     Examples
     --------

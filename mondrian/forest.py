@@ -29,7 +29,9 @@ from mondrian import _ikn, _leaf_mean, _path_mean, _schedule
 from mondrian._family import MondrianFamily, TreeFamily
 from mondrian._family_points import IncreasingFamily, PausedFamily
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._keyword_only import keyword_only
 from mondrian._schedule import Schedule
+from mondrian._shared_docs import shared_docs
 from mondrian._validation import (
     CLASSES,
     INCREASING,
@@ -97,6 +99,7 @@ class _MondrianForest(OnlineForest):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
@@ -151,6 +154,7 @@ def _mean_params(forest) -> np.ndarray:
     return _leaf_mean.kernel_params()
 
 
+@shared_docs
 class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest):
     """Online Mondrian forest classifier (LRT14; MGS17's increasing lifetime).
 
@@ -161,21 +165,14 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     Parameters
     ----------
-    n_estimators : int, default=10
-        The number of trees.
+    {n_estimators}
     lifetime : float or "increasing", default=np.inf
         The Mondrian lifetime lambda: a positive float, ``np.inf`` (LRT14's experiments: a tree grows until no leaf
         can be split, one distinct point per leaf, or one label per leaf with ``pausing``), or ``"increasing"``
         (MGS17): lam_n = ``lifetime_scale`` * n^(1/(d+2)) after n points in d features, leaves keeping their points
         so that they can split as the lifetime grows.
-    lifetime_scale : float, default=1.0
-        The scale of the increasing lifetime (MGS17's experiments: 1). Must be positive and finite whatever the
-        lifetime.
-    min_samples_split : int, default=2
-        With ``lifetime="increasing"``, a block is split only while it holds at least this many points (2: any block
-        with a range; BSP's experiments cut blocks of more than 3 points: 4); the online tree has the batch tree's law
-        under this rule whatever the arrival order (a leaf that reaches it is sampled from its birth). Must be 2 with
-        a fixed lifetime.
+    {lifetime_scale}
+    {min_samples_split}
     smoothing : {"auto", "ikn", "empirical"}, default="auto"
         How a tree predicts. ``"ikn"``: LRT14's prediction, the posterior mean of a hierarchical normalized stable
         process with interpolated Kneser-Ney smoothing along the path, averaged analytically over the extensions of
@@ -193,27 +190,16 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         ``"soft"``: a tree gives its label distribution; ``"hard"``: a tree votes for its leaf's most frequent label
         (MGS17's majority vote). May change at any time with smoothing ``"empirical"`` (predictions read it); trees
         fitted with IKN smoothing refuse ``"hard"``.
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
-    classes : array-like of shape (n_classes,) or None, default=None
-        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
-        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
-        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
-        from ``y``.
+    {random_state}
+    {n_jobs}
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        The number of classes.
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {classes_}
+    {n_classes_}
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of MondrianTree
         The trees, with their node statistics (label counts) and random streams.
     smoothing_ : str
@@ -223,10 +209,8 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
     points_ : object
         Every point learnt (rows ``points_.X``, encoded labels ``points_.y``, ``points_.n`` of them), kept when the
         trees revisit past points: with paused blocks or the increasing lifetime.
-    lifetime_scale_, min_samples_split_ : float, int
-        The schedule of an increasing lifetime, as the trees were started with.
-    predict_params_ : ndarray
-        The prediction parameters fixed by the last call that learnt.
+    {lifetime_scale_}
+    {predict_params_}
 
     See Also
     --------
@@ -245,11 +229,9 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     References
     ----------
-    LRT14: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests: efficient online random forests*, NeurIPS
-    2014.
+    {LRT14}
 
-    MGS17: J. Mourtada, S. Gaïffas, E. Scornet. *Universal consistency and minimax rates for online Mondrian
-    forests*, NeurIPS 2017.
+    {MGS17}
 
     Examples
     --------
@@ -274,9 +256,11 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
@@ -288,7 +272,14 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         n_jobs=None,
         classes=None,
     ):
-        super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
+        super().__init__(
+            n_estimators,
+            lifetime=lifetime,
+            lifetime_scale=lifetime_scale,
+            min_samples_split=min_samples_split,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
         self.smoothing = smoothing
         self.gamma = gamma
         self.pausing = pausing
@@ -346,6 +337,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
             )
 
 
+@shared_docs
 class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     """Online Mondrian forest regressor (LRT14; MGS17's increasing lifetime).
 
@@ -355,18 +347,13 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     Parameters
     ----------
-    n_estimators : int, default=10
-        The number of trees.
+    {n_estimators}
     lifetime : float or "increasing", default=np.inf
         The Mondrian lifetime lambda: a positive float, ``np.inf`` (a tree grows until every leaf holds one
         distinct point), or ``"increasing"`` (MGS17): lam_n = ``lifetime_scale`` * n^(1/(d+2)) after n points in d
         features.
-    lifetime_scale : float, default=1.0
-        The scale of the increasing lifetime. Must be positive and finite whatever the lifetime.
-    min_samples_split : int, default=2
-        With ``lifetime="increasing"``, a block is split only while it holds at least this many points (BSP's
-        experiments: 4); the online tree has the batch tree's law under this rule whatever the arrival order (a leaf
-        that reaches it is sampled from its birth). Must be 2 with a fixed lifetime.
+    {lifetime_scale}
+    {min_samples_split}
     prediction : {"leaf", "path"}, default="leaf"
         How a tree predicts at x. ``"leaf"``: the mean label of x's leaf. ``"path"``: the rule of scikit-garden's
         ``MondrianTreeRegressor`` (BSP's "MF" baseline): node j of x's path predicts the mean label of all the points
@@ -374,26 +361,19 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         extension of the tree to x splits just above j (eta_j how far x lies outside j's data range, Delta_j =
         tau_j - tau_parent(j)); the leaf takes the weight left. Both give the leaf mean when x lies inside its leaf's
         range. The trees are the same whatever the rule: it may change at any time (predictions read it).
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    {random_state}
+    {n_jobs}
 
     Attributes
     ----------
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of MondrianTree
         The trees, with their node statistics (label sums) and random streams.
     points_ : object
         Every point learnt (rows ``points_.X``, labels ``points_.y``), kept with the increasing lifetime only.
-    lifetime_scale_, min_samples_split_ : float, int
-        The schedule of an increasing lifetime, as the trees were started with.
-    predict_params_ : ndarray
-        The prediction parameters fixed by the last call that learnt.
+    {lifetime_scale_}
+    {predict_params_}
 
     See Also
     --------
@@ -420,11 +400,9 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     References
     ----------
-    LRT14: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests: efficient online random forests*, NeurIPS
-    2014.
+    {LRT14}
 
-    MGS17: J. Mourtada, S. Gaïffas, E. Scornet. *Universal consistency and minimax rates for online Mondrian
-    forests*, NeurIPS 2017.
+    {MGS17}
 
     Examples
     --------
@@ -446,9 +424,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         "prediction": [StrOptions(set(PREDICTIONS))],
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
@@ -456,7 +436,14 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         random_state=None,
         n_jobs=None,
     ):
-        super().__init__(n_estimators, lifetime, lifetime_scale, min_samples_split, random_state, n_jobs)
+        super().__init__(
+            n_estimators,
+            lifetime=lifetime,
+            lifetime_scale=lifetime_scale,
+            min_samples_split=min_samples_split,
+            random_state=random_state,
+            n_jobs=n_jobs,
+        )
         self.prediction = prediction
 
     @property

@@ -17,9 +17,11 @@ from sklearn.utils._param_validation import StrOptions
 
 from mondrian import _orf
 from mondrian._forest import Classification, OnlineForest
+from mondrian._keyword_only import keyword_only
 from mondrian._orf_family import OnlineRandomFamily
 from mondrian._orf_tree import OnlineRandomTree as OnlineRandomTree  # its former home: imports, pickles
 from mondrian._schedule import Schedule
+from mondrian._shared_docs import shared_docs
 from mondrian._validation import CLASSES, POSITIVE_INT, Interval
 
 _FINITE_NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # [0, inf)
@@ -35,6 +37,7 @@ def _is_range(value) -> bool:
     return _FINITE.is_satisfied_by(low) and _FINITE.is_satisfied_by(high) and low < high
 
 
+@shared_docs
 class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest):
     """Online random forest classifier, ORF-Saffari (Saffari et al., 2009), LRT14's online baseline.
 
@@ -107,27 +110,16 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         [0, 1], LRT14's). Given it, the root's range starts as the box [low, high]^d and it draws its tests at once,
         as in the reference code (which reads the range from the training set), so it may split after
         min_samples_split; None: the root first learns the range of the data (see the Notes).
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
-        for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
-    classes : array-like of shape (n_classes,) or None, default=None
-        Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
-        from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
-        must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
-        from ``y``.
+    {random_state}
+    {n_jobs}
+    {classes}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    n_classes_ : int
-        The number of classes.
-    n_features_in_ : int
-        The number of features seen during the first ``fit`` or ``partial_fit``.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {classes_}
+    {n_classes_}
+    {n_features_in_}
+    {feature_names_in_}
     trees_ : list of OnlineRandomTree
         The trees.
     predict_params_ : ndarray
@@ -225,9 +217,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
         "classes": CLASSES,
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 100,
+        *,
         n_tests: int = 10,
         tests: str = "axis",
         n_projection_features: int = 2,

@@ -28,8 +28,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian import _cells
 from mondrian._forest import unchanged_on_failure, writeable
+from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
+from mondrian._shared_docs import shared_docs
 from mondrian._validation import (
     N_JOBS,
     POSITIVE_FINITE,
@@ -228,6 +230,7 @@ class _PartitionForest(BaseEstimator):
         return self._nested(X, self._one_lifetime(lifetime), empty_only=True)[0, :, 0]
 
 
+@shared_docs
 class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     """Purely random Mondrian forest regressor (MGS20).
 
@@ -249,9 +252,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     inner_margin : float, default=0.0
         The margin eps in [0, 0.5): the adaptive choice scores the held-out points in [eps, 1 - eps]^d of the
         domain only.
-    domain : {"auto", "unit", "data"}, default="auto"
-        ``"auto"``: [0, 1]^d when X lies in it, as MGS20 set it, else the box spanned by the training data;
-        ``"unit"`` (the paper's [0, 1]^d: X must lie in it) or ``"data"`` (the data's box) to say which.
+    {domain}
     empty_value : float, default=0.0
         The prediction of a cell that holds no training point (MGS20: 0).
     max_cells : float, default=1e15
@@ -263,16 +264,14 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     random_state : int, RandomState, Generator or None, default=None
         The seed of the partitions: each tree draws from its own stream spawned from it, so that results are the
         same for every ``n_jobs``. None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    {n_jobs}
 
     Attributes
     ----------
     trees_ : list of MondrianTree
         The fitted trees (stats: column 0 the number of points of each cell, column 1 the sum of their labels, at
         every node).
-    domain_ : tuple of ndarray
-        (lower, upper), the box the partitions were drawn on.
+    {domain_}
     lifetime_ : float
         The lifetime the partitions were drawn at (adaptive: the largest of the grid).
     selection_ : dict
@@ -280,8 +279,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         ``partner``, its weight ``alpha`` and the ``star_risk`` of the combination.
     n_features_in_ : int
         The number of features.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {feature_names_in_}
     empty_value_ : float
         The empty cells' prediction, ``empty_value`` at fit.
 
@@ -309,8 +307,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
 
     References
     ----------
-    MGS20: J. Mourtada, S. Gaïffas, E. Scornet. *Minimax optimal rates for Mondrian trees and forests*, The Annals of
-    Statistics, 2020.
+    {MGS20}
 
     Examples
     --------
@@ -333,9 +330,11 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         "empty_value": [Interval(Real, None, None, closed="neither")],  # finite
     }
 
+    @keyword_only
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         lifetime: float | str = 1.0,
         lifetimes=None,
         inner_margin: float = 0.0,
@@ -472,6 +471,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         return (1.0 - chosen["alpha"]) * rows[chosen["erm"]] + chosen["alpha"] * rows[chosen["partner"]]
 
 
+@shared_docs
 class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
     """Purely random Mondrian forest classifier (MGS20's forest with cell label distributions).
 
@@ -480,34 +480,28 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     Parameters
     ----------
-    n_estimators : int, default=10
-        The number of trees.
+    {n_estimators}
     lifetime : float, default=1.0
         The Mondrian lifetime lambda, positive and finite (the adaptive lifetime, a square-loss procedure, is the
         regressor's).
-    domain : {"auto", "unit", "data"}, default="auto"
-        The box the partitions are drawn on, as in ``MondrianPartitionForestRegressor``.
+    {domain}
     max_cells : float, default=1e15
         The largest expected number of cells of the whole partition, as in ``MondrianPartitionForestRegressor``.
     random_state : int, RandomState, Generator or None, default=None
         The seed of the partitions (the regressor's tree streams). None: fresh entropy.
-    n_jobs : int or None, default=None
-        Threads over trees (None: 1, -1: all cores). It never changes the results.
+    {n_jobs}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
+    {classes_}
     trees_ : list of MondrianTree
         The fitted trees (stats: column 0 the number of points of each cell, then their count per class).
-    domain_ : tuple of ndarray
-        (lower, upper), the box the partitions were drawn on.
+    {domain_}
     lifetime_ : float
         The lifetime the partitions were drawn at.
     n_features_in_ : int
         The number of features.
-    feature_names_in_ : ndarray of shape (n_features,)
-        The names of the features, when ``X`` had string column names (a DataFrame).
+    {feature_names_in_}
 
     See Also
     --------
@@ -520,8 +514,7 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     References
     ----------
-    MGS20: J. Mourtada, S. Gaïffas, E. Scornet. *Minimax optimal rates for Mondrian trees and forests*, The Annals of
-    Statistics, 2020.
+    {MGS20}
 
     Examples
     --------
@@ -535,7 +528,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     _onehot = True
 
-    def __init__(self, n_estimators: int = 10, lifetime: float = 1.0, domain: str = "auto",
+    @keyword_only
+    def __init__(self, n_estimators: int = 10, *, lifetime: float = 1.0, domain: str = "auto",
                  max_cells: float = MAX_PARTITION_CELLS, random_state=None, n_jobs: int | None = None):  # fmt: skip
         self.n_estimators = n_estimators
         self.lifetime = lifetime

