@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_state import assert_equal_nested, model_state, same_trees, single, used_tree_state
+from samples import classification, data_for, regression
 from scipy.special import logsumexp
 
 from mondrian import AMFClassifier, AMFRegressor
@@ -372,25 +373,6 @@ def test_regret_against_every_pruning_of_a_fixed_partition(scenario, task, n_est
     method = "predict_proba" if classification else "predict"
     routed = getattr(model, method)(X)
     np.testing.assert_allclose(getattr(model.set_params(prediction="split"), method)(X), routed, rtol=1e-12)
-
-
-def classification(n=300, d=3, n_classes=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    y = np.floor(X[:, 0] * n_classes).astype(int)
-    flip = rng.random(n) < 0.2
-    y[flip] = rng.integers(0, n_classes, size=flip.sum())
-    return X, y
-
-
-def regression(n=300, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    return X, np.sin(4 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
-
-
-def data_for(Model, **kwargs):
-    return classification(**kwargs) if Model is AMFClassifier else regression(**kwargs)
 
 
 def make(Model, **params):

@@ -8,7 +8,7 @@ import signal
 import threading
 
 import pytest
-from test_hard_inputs import FAMILIES, ONLINE, family_case
+from estimators import FAMILIES, ONLINE, family_case
 from test_threads import run_isolated
 
 from mondrian._interrupts import interrupts_deferred, rollback_ready, safe_point
@@ -54,7 +54,7 @@ LONG_CALL = (
     + """
 import pickle
 import numpy as np
-from test_hard_inputs import ONLINE, is_classifier
+from estimators import ONLINE, is_classifier
 name, kind = {name!r}, {kind!r}
 classifier = is_classifier(name)
 rng = np.random.default_rng(3)
@@ -139,7 +139,7 @@ SHORT_CALLS = (
     + """
 import pickle
 import numpy as np
-from test_hard_inputs import ONLINE, is_classifier
+from estimators import ONLINE, is_classifier
 name = {name!r}
 classifier = is_classifier(name)
 rng = np.random.default_rng(4)

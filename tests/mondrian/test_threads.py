@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_hard_inputs import ONLINE, family_case
+from estimators import ONLINE, family_case
 
 from mondrian._threads import turns_of
 
@@ -42,7 +42,7 @@ def test_predictions_from_many_threads_equal_the_serial_ones(name):
     done = run_isolated(f"""
         import threading
         import numpy as np
-        from test_hard_inputs import ONLINE, is_classifier
+        from estimators import ONLINE, is_classifier
         rng = np.random.default_rng(1)
         X = rng.random((400, 3))
         y = rng.integers(0, 3, 400) if is_classifier({name!r}) else X[:, 0] + rng.normal(0, 0.1, 400)
@@ -77,7 +77,7 @@ def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
         import sys
         import threading
         import numpy as np
-        from test_hard_inputs import ONLINE, is_classifier
+        from estimators import ONLINE, is_classifier
         sys.setswitchinterval(1e-4)  # the learner gets the GIL back soon from the two predicting threads
         classifier = is_classifier({name!r})
         rng = np.random.default_rng(2)
