@@ -260,6 +260,7 @@ for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, A
 """
 
 
+@pytest.mark.subprocess
 def test_every_magnitude_up_to_the_largest_float_is_fitted_or_refused_in_time():
     done = subprocess.run([sys.executable, "-c", MAGNITUDES], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -291,6 +292,7 @@ for seed in range(3):
 """
 
 
+@pytest.mark.subprocess
 def test_bsp_forests_fit_features_equal_up_to_rounding_in_time():
     done = subprocess.run([sys.executable, "-c", NEARLY_EQUAL_FEATURES], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -35,6 +35,7 @@ def run_isolated(code: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", [family_case(name) for name in ONLINE])
 def test_predictions_from_many_threads_equal_the_serial_ones(name):
     """Four threads predicting one sample at a time (in different orders) and by blocks, against the same calls
@@ -68,6 +69,7 @@ def test_predictions_from_many_threads_equal_the_serial_ones(name):
     assert "wrong 0 []" in done.stdout
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", [family_case(name) for name in ONLINE])
 def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
     """One thread learning sample by sample (learn_one) and by blocks (partial_fit), two threads predicting all the
