@@ -1,5 +1,6 @@
-"""The online estimators the hard-input, thread and interrupt tests share, by name (``-clf`` for a classifier), and
-their kernel families: a plain module, imported by name by the tests and by the subprocesses they start."""
+"""The estimators several test files share: the online estimators by name (``-clf`` for a classifier) and their kernel
+families (the hard-input, thread and interrupt tests), and a family's classifier and regressor. A plain module,
+imported by name by the tests and by the subprocesses they start."""
 
 import pytest
 
@@ -31,6 +32,9 @@ ONLINE = {
     "orf-clf": lambda: OnlineRandomForestClassifier(n_estimators=3, min_samples_split=5, random_state=0),
     "orf-clf-reference": lambda: OnlineRandomForestClassifier(**ORF_REFERENCE, n_estimators=3, random_state=0),
 }
+# a family's classifier and regressor, for the tests parametrized over both
+AMF_MODELS = [AMFClassifier, AMFRegressor]
+MF_MODELS = [MondrianForestClassifier, MondrianForestRegressor]
 # One online estimator per kernel family: the long subprocess tests (threads, interrupts) run these in make test, the
 # other estimators' cases in make test-slow (``family_case``), to keep make test in CI's time.
 FAMILIES = ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")

@@ -15,6 +15,7 @@ import pickle
 
 import numpy as np
 import pytest
+from estimators import AMF_MODELS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_state import assert_equal_nested, model_state, same_trees, single, used_tree_state
@@ -441,7 +442,7 @@ def test_extreme_steps_stay_finite(step, prediction):
 # -- estimator API ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_same_seed_same_model_for_any_n_jobs(Model):
     X, y = data_for(Model)
     Q = np.random.default_rng(9).random((50, X.shape[1])) * 1.4 - 0.2
@@ -468,7 +469,7 @@ def test_same_seed_same_model_for_any_n_jobs(Model):
     assert not np.array_equal(prediction_of(other_seed, Q), ref[3][0])
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_fit_is_partial_fit_of_the_same_rows(Model):
     X, y = data_for(Model, n=200, seed=1)
     fitted = Model(n_estimators=4, random_state=7).fit(X, y)
@@ -518,7 +519,7 @@ def test_progressive_predict_is_predict_then_partial_fit(prediction):
     same_trees(model, reference)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_predicting_does_not_change_the_model(Model):
     X, y = data_for(Model, n=150, seed=5)
     model = Model(n_estimators=3, random_state=1).fit(X, y)
@@ -536,7 +537,7 @@ def test_predicting_does_not_change_the_model(Model):
     np.testing.assert_array_equal(prediction_of(model, Q), first)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_pickle_round_trip_mid_stream_then_identical_training(Model):
     X, y = data_for(Model, n=200, seed=6)
     Q = np.random.default_rng(1).random((40, X.shape[1])) * 2 - 0.5
@@ -568,7 +569,7 @@ def test_predict_proba_is_a_distribution():
         np.testing.assert_array_equal(clf.predict(Q), clf.classes_[np.argmax(proba, axis=1)])
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_without_aggregation_the_leaf_forecaster_predicts(Model):
     """use_aggregation=False: the forecaster of the leaf holding x, from the training points routed to that leaf."""
     X, y = data_for(Model, n=200, seed=8)
@@ -621,7 +622,7 @@ def test_split_pure_false_grows_a_pure_leaf_and_true_splits_it():
     assert AMFRegressor(n_estimators=1, random_state=0).fit(X, np.zeros(100)).trees_[0].n_nodes == 199
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_duplicates_and_constant_features(Model):
     rng = np.random.default_rng(9)
     same = np.tile([[0.3, -2.0, 5.0]], (50, 1))
@@ -656,7 +657,7 @@ def test_duplicates_and_constant_features(Model):
     assert np.all(np.isfinite(prediction_of(one, X[:5])))
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_adjacent_single_precision_values_are_still_separated(Model):
     """X is taken in single precision and so are the thresholds: between two neighbouring float32 values the only
     threshold is the lower one, and a split there must still send each point to its own leaf."""
@@ -705,7 +706,7 @@ def bad_parameters(Model):
     return bad
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_bad_parameters_raise_and_leave_the_model_unchanged(Model):
     X, y = data_for(Model, n=40, seed=10)
     Q = np.random.default_rng(5).random((20, X.shape[1]))
@@ -733,7 +734,7 @@ def test_bad_parameters_raise_and_leave_the_model_unchanged(Model):
             AMFRegressor(dirichlet=0.5)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_plain_arrays_skip_validate_data_but_not_its_checks(Model):
     """Numeric ndarrays on a fitted model take a short validation path (one-sample calls): same results as other
     inputs, and every bad input still raises scikit-learn's error, leaving the model unchanged."""

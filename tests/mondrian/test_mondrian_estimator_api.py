@@ -9,6 +9,7 @@ import pickle
 
 import numpy as np
 import pytest
+from estimators import MF_MODELS
 from model_state import assert_equal_nested, model_state, same_trees
 from samples import classification, data_for, regression
 
@@ -17,7 +18,7 @@ from mondrian import MondrianForestClassifier, MondrianForestRegressor
 # -- determinism ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 @pytest.mark.parametrize("lifetime", [2.0, np.inf, "increasing"])
 def test_same_seed_same_model_for_any_n_jobs(Model, lifetime):
     X, y = data_for(Model)
@@ -183,7 +184,7 @@ def test_refit_starts_afresh():
 # -- pickling ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 @pytest.mark.parametrize("lifetime", [4.0, "increasing"])
 def test_pickle_round_trip_and_continue_learning(Model, lifetime):
     X, y = data_for(Model, n=200, seed=11)
@@ -327,7 +328,7 @@ def test_failed_calls_raise_value_error_and_leave_the_model_unchanged(task, life
     same_trees(model, twin)
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 def test_failed_first_call_leaves_an_unfitted_model(Model):
     X, y = classification(n=20, seed=13)
     model = Model(random_state=-1)
@@ -346,7 +347,7 @@ def test_failed_first_call_leaves_an_unfitted_model(Model):
     same_trees(model, Model(random_state=0).partial_fit(X, y, **classes))
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 def test_random_state_kinds(Model):
     X, y = classification(n=50, seed=14)
     a = Model(n_estimators=3, random_state=np.random.RandomState(5)).fit(X, y)
@@ -371,7 +372,7 @@ def test_predict_before_fit_raises_not_fitted():
         MondrianForestClassifier().predict_proba(X)
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 def test_read_only_inputs_give_the_same_model_and_predictions(Model, tmp_path):
     X, y = classification(n=60, seed=15)
     memmap = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
