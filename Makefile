@@ -32,7 +32,8 @@ test: $(STAMP)
 ## The inner loop: the library's tests and Examples and the layer rules, not slow, no subprocess (about 2 min on 2 cores).
 # Left out, besides the tests marked slow: the harness's tests (commands, stores, figures; make test runs them) and the
 # library's tests marked subprocess (thread, interrupt, first-compile and magnitude scenarios in Python processes of
-# their own). Measured: 1,797 tests, 209 s of CPU on 2 processes (5.5 min of wall time on a machine shared 4 ways).
+# their own). Measured on 2 cores shared with other work: 1,797 tests, 127 s of CPU and 1 min 55 s of wall time with
+# numba's cache filled; 209 s of CPU when kernels compile first.
 test-fast: $(STAMP)
 	$(PY) -m pytest -n 2 -q -m "not slow and not subprocess" tests/mondrian tests/test_layers.py mondrian $(ARGS)
 
