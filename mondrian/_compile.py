@@ -9,6 +9,7 @@ configured; ``logging.getLogger("mondrian").setLevel(logging.ERROR)`` silences i
 
 import logging
 import sys
+from types import FrameType
 
 import numba
 import numba.core.event
@@ -56,7 +57,8 @@ def _caller() -> str:
     """What the user called that runs the kernel being compiled: the innermost of the library's estimators with a
     method on this thread's stack (its class), else the outermost function of a public module of the library
     (``sample_mondrian``, ``MondrianTree.apply``), else "mondrian"."""
-    called, frame = "mondrian", sys._getframe(1)
+    called = "mondrian"
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         owner = frame.f_locals.get("self")
         if isinstance(owner, BaseEstimator) and any(c.__module__.startswith("mondrian.") for c in type(owner).__mro__):

@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any
 
 
 class _Deferral:
     """The main thread's deferral: how deep in learning calls it is, the handler SIGINT had before, the interrupt
     that arrived meanwhile (the handler's arguments), and whether the call can roll back."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.depth = 0
-        self.handler = None
-        self.arrived: tuple | None = None
+        self.handler: Callable[[int, FrameType | None], Any] = signal.default_int_handler  # set by each deferral
+        self.arrived: tuple[int, FrameType | None] | None = None
         self.rollback = False
 
 
@@ -40,7 +42,7 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _record(signum, frame) -> None:
+def _record(signum: int, frame: FrameType | None) -> None:
     """SIGINT's handler during a learning call: the interrupt is kept for later."""
     if _DEFERRAL.arrived is None:
         _DEFERRAL.arrived = (signum, frame)

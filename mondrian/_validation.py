@@ -52,7 +52,7 @@ def check_params(estimator, *names: str) -> None:
     parameter, the estimator and what the parameter must be. For calls that read only some parameters (predictions
     read ``n_jobs``, a forest's start ``random_state``) and for online calls: the constraint objects are made once,
     and scikit-learn's validation runs (and raises) only for a value none satisfies."""
-    estimator_class = type(estimator)
+    estimator_class: type = type(estimator)  # a cache key: mypy takes type[X] (its __hash__ unbound) for unhashable
     for name in names:
         value = getattr(estimator, name)
         for constraint in _constraints(estimator_class, name):
@@ -60,7 +60,7 @@ def check_params(estimator, *names: str) -> None:
                 break
         else:
             validate_parameter_constraints(
-                estimator_class._parameter_constraints, {name: value}, caller_name=estimator_class.__name__
+                estimator._parameter_constraints, {name: value}, caller_name=estimator_class.__name__
             )
 
 

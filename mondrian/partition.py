@@ -136,10 +136,9 @@ class _PartitionForest(BaseEstimator):
     def _empty_value(self) -> float:
         return self.empty_value_  # the fitted value: set_params(empty_value=...) changes no prediction until fit
 
-    def _check_params(self) -> float | None:
-        """The fixed lifetime (None when adaptive), after checking every parameter (all are read by fit)."""
+    def _check_params(self) -> None:
+        """Check every parameter (all are read by fit)."""
         self._validate_params()
-        return None if isinstance(self.lifetime, str) else float(self.lifetime)
 
     def _domain(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         within_unit = not X.size or (X.min() >= 0.0 and X.max() <= 1.0)
@@ -177,7 +176,7 @@ class _PartitionForest(BaseEstimator):
             return [self.lifetime_]
         if isinstance(lifetime, bool) or not isinstance(lifetime, numbers.Real):
             raise ValueError(f"lifetime must be a number in [0, {self.lifetime_}] or None, got {lifetime!r}")
-        return [lifetime]
+        return [float(lifetime)]
 
     def _checked_lifetimes(self, lifetimes) -> np.ndarray:
         try:
@@ -354,8 +353,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self) -> float | None:
-        lifetime = super()._check_params()
+    def _check_params(self) -> None:
+        super()._check_params()
         if self.lifetimes is not None:
             try:
                 grid = np.asarray(self.lifetimes, dtype=np.float64)
@@ -364,7 +363,6 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             valid = grid.ndim == 1 and grid.size > 0 and np.all(np.isfinite(grid) & (grid > 0))
             if not valid or np.any(np.diff(grid) <= 0):
                 raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
-        return lifetime
 
     def fit(self, X, y):
         """Draw the forest's partitions where the data lie, and the mean label of every cell.
@@ -389,7 +387,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             If a parameter or the data is invalid, if X is outside [0, 1]^d with ``domain="unit"``, or if no
             held-out point lies in the inner box (the estimator is then left as it was).
         """
-        lifetime = self._check_params()
+        self._check_params()
+        lifetime = None if isinstance(self.lifetime, str) else float(self.lifetime)  # None: adaptive, chosen below
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
             X, y = writeable(X), np.asarray(y, dtype=np.float64)
@@ -566,7 +565,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
             If a parameter or the data is invalid, or if X is outside [0, 1]^d with ``domain="unit"`` (the estimator
             is then left as it was).
         """
-        lifetime = self._check_params()
+        self._check_params()
+        lifetime = float(self.lifetime)  # a number: the classifier has no adaptive lifetime
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C")
             check_classification_targets(y)

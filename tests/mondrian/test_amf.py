@@ -15,9 +15,11 @@ import pickle
 
 import numpy as np
 import pytest
+from estimators import AMF_MODELS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_state import assert_equal_nested, model_state, same_trees, single, used_tree_state
+from samples import classification, data_for, regression
 from scipy.special import logsumexp
 
 from mondrian import AMFClassifier, AMFRegressor
@@ -374,25 +376,6 @@ def test_regret_against_every_pruning_of_a_fixed_partition(scenario, task, n_est
     np.testing.assert_allclose(getattr(model.set_params(prediction="split"), method)(X), routed, rtol=1e-12)
 
 
-def classification(n=300, d=3, n_classes=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    y = np.floor(X[:, 0] * n_classes).astype(int)
-    flip = rng.random(n) < 0.2
-    y[flip] = rng.integers(0, n_classes, size=flip.sum())
-    return X, y
-
-
-def regression(n=300, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    return X, np.sin(4 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
-
-
-def data_for(Model, **kwargs):
-    return classification(**kwargs) if Model is AMFClassifier else regression(**kwargs)
-
-
 def make(Model, **params):
     """Model(**params), with dirichlet=0.3 for the classifier."""
     return Model(dirichlet=0.3, **params) if Model is AMFClassifier else Model(**params)
@@ -459,7 +442,7 @@ def test_extreme_steps_stay_finite(step, prediction):
 # -- estimator API ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_same_seed_same_model_for_any_n_jobs(Model):
     X, y = data_for(Model)
     Q = np.random.default_rng(9).random((50, X.shape[1])) * 1.4 - 0.2
@@ -486,7 +469,7 @@ def test_same_seed_same_model_for_any_n_jobs(Model):
     assert not np.array_equal(prediction_of(other_seed, Q), ref[3][0])
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_fit_is_partial_fit_of_the_same_rows(Model):
     X, y = data_for(Model, n=200, seed=1)
     fitted = Model(n_estimators=4, random_state=7).fit(X, y)
@@ -536,7 +519,7 @@ def test_progressive_predict_is_predict_then_partial_fit(prediction):
     same_trees(model, reference)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_predicting_does_not_change_the_model(Model):
     X, y = data_for(Model, n=150, seed=5)
     model = Model(n_estimators=3, random_state=1).fit(X, y)
@@ -554,7 +537,7 @@ def test_predicting_does_not_change_the_model(Model):
     np.testing.assert_array_equal(prediction_of(model, Q), first)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_pickle_round_trip_mid_stream_then_identical_training(Model):
     X, y = data_for(Model, n=200, seed=6)
     Q = np.random.default_rng(1).random((40, X.shape[1])) * 2 - 0.5
@@ -586,7 +569,7 @@ def test_predict_proba_is_a_distribution():
         np.testing.assert_array_equal(clf.predict(Q), clf.classes_[np.argmax(proba, axis=1)])
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_without_aggregation_the_leaf_forecaster_predicts(Model):
     """use_aggregation=False: the forecaster of the leaf holding x, from the training points routed to that leaf."""
     X, y = data_for(Model, n=200, seed=8)
@@ -639,7 +622,7 @@ def test_split_pure_false_grows_a_pure_leaf_and_true_splits_it():
     assert AMFRegressor(n_estimators=1, random_state=0).fit(X, np.zeros(100)).trees_[0].n_nodes == 199
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_duplicates_and_constant_features(Model):
     rng = np.random.default_rng(9)
     same = np.tile([[0.3, -2.0, 5.0]], (50, 1))
@@ -674,7 +657,7 @@ def test_duplicates_and_constant_features(Model):
     assert np.all(np.isfinite(prediction_of(one, X[:5])))
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_adjacent_single_precision_values_are_still_separated(Model):
     """X is taken in single precision and so are the thresholds: between two neighbouring float32 values the only
     threshold is the lower one, and a split there must still send each point to its own leaf."""
@@ -723,7 +706,7 @@ def bad_parameters(Model):
     return bad
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_bad_parameters_raise_and_leave_the_model_unchanged(Model):
     X, y = data_for(Model, n=40, seed=10)
     Q = np.random.default_rng(5).random((20, X.shape[1]))
@@ -751,7 +734,7 @@ def test_bad_parameters_raise_and_leave_the_model_unchanged(Model):
             AMFRegressor(dirichlet=0.5)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_plain_arrays_skip_validate_data_but_not_its_checks(Model):
     """Numeric ndarrays on a fitted model take a short validation path (one-sample calls): same results as other
     inputs, and every bad input still raises scikit-learn's error, leaving the model unchanged."""

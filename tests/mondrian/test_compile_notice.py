@@ -46,6 +46,7 @@ def notices_of_a_fresh_process(env: dict | None = None) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.subprocess
 def test_a_process_whose_kernels_are_cached_announces_no_compile():
     notices_of_a_fresh_process()  # fills numba's cache (next to the sources) with what the defaults compile
     assert notices_of_a_fresh_process() == []

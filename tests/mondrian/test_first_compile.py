@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 FIT_TWICE = r"""
 import logging, sys
 from sklearn.datasets import load_diabetes
@@ -25,6 +27,7 @@ def fit_twice(cache, mode="default"):
     return done.stderr
 
 
+@pytest.mark.subprocess
 def test_the_first_compile_is_announced_once_then_not_once_cached_and_can_be_silenced(tmp_path):
     assert fit_twice(tmp_path / "cache").count(MESSAGE) == 1
     assert MESSAGE not in fit_twice(tmp_path / "cache")  # the kernels are in the cache now

@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 import pytest
+from estimators import ONLINE, is_classifier
 
 from mondrian import (
     AMFClassifier,
@@ -34,34 +35,6 @@ X2 = rng.random((30, 2))
 Q = rng.random((25, 2))
 Y_CLASS, Y2_CLASS = rng.integers(0, 3, 60), rng.integers(0, 3, 30)
 Y_REG, Y2_REG = X[:, 0] + rng.normal(0, 0.1, 60), X2[:, 0]
-
-# Saffari's reference code's options (conf/model/orf_saffari_classifier.yaml's), on features in [0, 1]
-ORF_REFERENCE = dict(min_samples_split=5, tests="projection", thresholds="global", gain="saffari", min_gain=None)
-ORF_REFERENCE.update(bagging="repeat", feature_range=(0.0, 1.0))
-ONLINE = {
-    "mf-clf": lambda: MondrianForestClassifier(n_estimators=3, random_state=0),
-    "mf-clf-increasing": lambda: MondrianForestClassifier(n_estimators=3, lifetime="increasing", random_state=0),
-    "mf-reg": lambda: MondrianForestRegressor(n_estimators=3, random_state=0),
-    "mf-reg-path": lambda: MondrianForestRegressor(n_estimators=3, prediction="path", random_state=0),
-    "mf-reg-increasing-path": lambda: MondrianForestRegressor(
-        n_estimators=3, lifetime="increasing", prediction="path", random_state=0
-    ),
-    "amf-clf": lambda: AMFClassifier(n_estimators=3, random_state=0),
-    "amf-reg": lambda: AMFRegressor(n_estimators=3, random_state=0),
-    "bsp-clf": lambda: OnlineBSPForestClassifier(n_estimators=3, random_state=0),
-    "bsp-reg": lambda: OnlineBSPForestRegressor(n_estimators=3, random_state=0),
-    "orf-clf": lambda: OnlineRandomForestClassifier(n_estimators=3, min_samples_split=5, random_state=0),
-    "orf-clf-reference": lambda: OnlineRandomForestClassifier(**ORF_REFERENCE, n_estimators=3, random_state=0),
-}
-# One online estimator per kernel family: the long subprocess tests (threads, interrupts) run these in make test, the
-# other estimators' cases in make test-slow (``family_case``), to keep make test in CI's time.
-FAMILIES = ("mf-clf", "amf-reg", "bsp-clf", "orf-clf")
-
-
-def family_case(name: str, *values: str) -> pytest.param:
-    """A case of ONLINE's estimator ``name`` (with ``values``), marked slow unless ``name`` is one of FAMILIES."""
-    return pytest.param(name, *values, id="-".join([name, *values]), marks=() if name in FAMILIES else pytest.mark.slow)
-
 
 PARTITION = {
     "partition-clf": lambda: MondrianPartitionForestClassifier(n_estimators=3, lifetime=3.0, random_state=0),
@@ -87,10 +60,6 @@ OTHER = {
     "use_aggregation": [False],
     "prediction": ["split", "leaf", "path"],
 }
-
-
-def is_classifier(name):
-    return "clf" in name
 
 
 def data(name):
@@ -291,6 +260,7 @@ for make in (MondrianForestClassifier, MondrianForestRegressor, AMFClassifier, A
 """
 
 
+@pytest.mark.subprocess
 def test_every_magnitude_up_to_the_largest_float_is_fitted_or_refused_in_time():
     done = subprocess.run([sys.executable, "-c", MAGNITUDES], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -322,6 +292,7 @@ for seed in range(3):
 """
 
 
+@pytest.mark.subprocess
 def test_bsp_forests_fit_features_equal_up_to_rounding_in_time():
     done = subprocess.run([sys.executable, "-c", NEARLY_EQUAL_FEATURES], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -8,7 +8,7 @@ import signal
 import threading
 
 import pytest
-from test_hard_inputs import FAMILIES, ONLINE, family_case
+from estimators import FAMILIES, ONLINE, family_case
 from test_threads import run_isolated
 
 from mondrian._interrupts import interrupts_deferred, rollback_ready, safe_point
@@ -54,7 +54,7 @@ LONG_CALL = (
     + """
 import pickle
 import numpy as np
-from test_hard_inputs import ONLINE, is_classifier
+from estimators import ONLINE, is_classifier
 name, kind = {name!r}, {kind!r}
 classifier = is_classifier(name)
 rng = np.random.default_rng(3)
@@ -118,6 +118,7 @@ LONG_CALLS = [family_case(name, kind) for kind in ("partial_fit", "progressive")
 STREAMS = [family_case(name) for name in ONLINE]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("name", "kind"), LONG_CALLS + FIT_AGAIN)
 def test_an_interrupt_anywhere_in_a_long_call_leaves_the_model_as_before(name, kind):
     """Interrupts at random points of a long call (a model that learnt 300 rows learning 10,000 more, doubled until
@@ -139,7 +140,7 @@ SHORT_CALLS = (
     + """
 import pickle
 import numpy as np
-from test_hard_inputs import ONLINE, is_classifier
+from estimators import ONLINE, is_classifier
 name = {name!r}
 classifier = is_classifier(name)
 rng = np.random.default_rng(4)
@@ -184,6 +185,7 @@ print("outcomes", outcomes)
 )
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", STREAMS)
 def test_an_interrupt_in_a_stream_of_learn_one_calls_leaves_a_whole_model(name):
     """Interrupts at random points of a learn_one loop (500 samples, doubled until they take 0.3 s): the

@@ -9,33 +9,19 @@ import pickle
 
 import numpy as np
 import pytest
+from estimators import MF_MODELS
 from model_state import assert_equal_nested, model_state, same_trees
+from samples import classification, data_for, regression
 
 from mondrian import MondrianForestClassifier, MondrianForestRegressor
-
-
-def classification(n=300, d=3, n_classes=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    y = np.floor(X[:, 0] * n_classes).astype(int)
-    flip = rng.random(n) < 0.2
-    y[flip] = rng.integers(0, n_classes, size=flip.sum())
-    return X, y
-
-
-def regression(n=300, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    return X, np.sin(4 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
-
 
 # -- determinism ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 @pytest.mark.parametrize("lifetime", [2.0, np.inf, "increasing"])
 def test_same_seed_same_model_for_any_n_jobs(Model, lifetime):
-    X, y = classification() if Model is MondrianForestClassifier else regression()
+    X, y = data_for(Model)
     Q = np.random.default_rng(9).random((50, X.shape[1])) * 1.4 - 0.2
     models = {}
     for n_jobs in (1, 2, -1):
@@ -198,10 +184,10 @@ def test_refit_starts_afresh():
 # -- pickling ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 @pytest.mark.parametrize("lifetime", [4.0, "increasing"])
 def test_pickle_round_trip_and_continue_learning(Model, lifetime):
-    X, y = classification(n=200, seed=11) if Model is MondrianForestClassifier else regression(n=200, seed=11)
+    X, y = data_for(Model, n=200, seed=11)
     Q = np.random.default_rng(1).random((40, X.shape[1])) * 2 - 0.5
     model = Model(n_estimators=5, lifetime=lifetime, random_state=2, n_jobs=2)
     model.partial_fit(X[:100], y[:100], **({"classes": np.unique(y)} if Model is MondrianForestClassifier else {}))
@@ -342,7 +328,7 @@ def test_failed_calls_raise_value_error_and_leave_the_model_unchanged(task, life
     same_trees(model, twin)
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 def test_failed_first_call_leaves_an_unfitted_model(Model):
     X, y = classification(n=20, seed=13)
     model = Model(random_state=-1)
@@ -361,7 +347,7 @@ def test_failed_first_call_leaves_an_unfitted_model(Model):
     same_trees(model, Model(random_state=0).partial_fit(X, y, **classes))
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 def test_random_state_kinds(Model):
     X, y = classification(n=50, seed=14)
     a = Model(n_estimators=3, random_state=np.random.RandomState(5)).fit(X, y)
@@ -386,7 +372,7 @@ def test_predict_before_fit_raises_not_fitted():
         MondrianForestClassifier().predict_proba(X)
 
 
-@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+@pytest.mark.parametrize("Model", MF_MODELS)
 def test_read_only_inputs_give_the_same_model_and_predictions(Model, tmp_path):
     X, y = classification(n=60, seed=15)
     memmap = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)

@@ -8,6 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from estimators import AMF_MODELS
 from sklearn.datasets import load_iris
 
 from mondrian import (
@@ -192,7 +193,7 @@ def test_refused_samples_change_nothing(Model):
         assert_equal_nested(model_state(model), before)
 
 
-@pytest.mark.parametrize("Model", [AMFClassifier, AMFRegressor])
+@pytest.mark.parametrize("Model", AMF_MODELS)
 def test_a_value_beyond_single_precision_is_refused_as_partial_fit_refuses_it(Model):
     """AMF's trees hold single precision and its one-sample kernels cast the double-precision sample themselves: a
     value finite as a double but not as a float is refused by every one-sample call with the error of partial_fit

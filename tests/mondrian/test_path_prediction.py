@@ -14,16 +14,11 @@ import pickle
 import numpy as np
 import pytest
 from model_state import same_trees
+from samples import regression
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mondrian import MondrianForestRegressor, _path_mean
-
-
-def regression(n=300, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    return X, np.sin(4 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
 
 
 def queries(n=200, d=3, seed=9):

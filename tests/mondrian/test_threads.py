@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_hard_inputs import ONLINE, family_case
+from estimators import ONLINE, family_case
 
 from mondrian._threads import turns_of
 
@@ -35,6 +35,7 @@ def run_isolated(code: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", [family_case(name) for name in ONLINE])
 def test_predictions_from_many_threads_equal_the_serial_ones(name):
     """Four threads predicting one sample at a time (in different orders) and by blocks, against the same calls
@@ -42,7 +43,7 @@ def test_predictions_from_many_threads_equal_the_serial_ones(name):
     done = run_isolated(f"""
         import threading
         import numpy as np
-        from test_hard_inputs import ONLINE, is_classifier
+        from estimators import ONLINE, is_classifier
         rng = np.random.default_rng(1)
         X = rng.random((400, 3))
         y = rng.integers(0, 3, 400) if is_classifier({name!r}) else X[:, 0] + rng.normal(0, 0.1, 400)
@@ -68,6 +69,7 @@ def test_predictions_from_many_threads_equal_the_serial_ones(name):
     assert "wrong 0 []" in done.stdout
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", [family_case(name) for name in ONLINE])
 def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
     """One thread learning sample by sample (learn_one) and by blocks (partial_fit), two threads predicting all the
@@ -77,7 +79,7 @@ def test_learning_beside_predictions_never_crashes_and_learns_as_alone(name):
         import sys
         import threading
         import numpy as np
-        from test_hard_inputs import ONLINE, is_classifier
+        from estimators import ONLINE, is_classifier
         sys.setswitchinterval(1e-4)  # the learner gets the GIL back soon from the two predicting threads
         classifier = is_classifier({name!r})
         rng = np.random.default_rng(2)
