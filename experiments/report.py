@@ -46,7 +46,7 @@ from experiments.regenerate import figure_ids
 from experiments.reproduce import FALLBACK_PROFILE, catalog_name, profile_settings
 from experiments.tracking import Tracker
 from experiments.trial import trial_config
-from experiments.ui import figure_run_url
+from experiments.ui_addresses import figure_run_url
 from experiments.verdicts import LEVELS, REPRODUCED, claim_verdict, id_verdict, printed, readings, tally
 
 PROFILES = ("paper", FALLBACK_PROFILE, "quick")  # which run a figure is reported from, first found first
