@@ -22,16 +22,30 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from experiments.figure_schema import figure_spec
+
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
 
 def compose(overrides: Iterable[str] = ()) -> DictConfig:
-    """The root config with Hydra command-line style overrides applied."""
+    """The root config with Hydra command-line style overrides applied, its figure config (if it has one) checked
+    against the schema (experiments.figure_schema: FigureConfigError naming the file and each bad key)."""
     overrides = list(overrides)
     if GlobalHydra.instance().is_initialized():
-        return hydra_compose("config", overrides=overrides)
-    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
-        return hydra_compose("config", overrides=overrides)
+        cfg = hydra_compose("config", overrides=overrides)
+    else:
+        with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+            cfg = hydra_compose("config", overrides=overrides)
+    chosen = [o.partition("=")[2] for o in overrides if o.lstrip("+").partition("=")[0] == "figure"]
+    check_figure(cfg, chosen[-1] if chosen else "")
+    return cfg
+
+
+def check_figure(cfg: DictConfig, name: str) -> None:
+    """Check the figure config of a composed root config (none: nothing to check) against the schema; ``name`` is the
+    figure config chosen (conf/figure/<name>.yaml), which the error names."""
+    if cfg.get("figure") is not None:
+        figure_spec(OmegaConf.to_container(cfg.figure), f"conf/figure/{name or cfg.figure.get('id')}.yaml")
 
 
 def override_value(value) -> str:
@@ -102,13 +116,6 @@ def _parsed_yaml(path: Path, version: int) -> dict:
 def figure_profiles(figure_id: str) -> list[str]:
     """The profiles of a figure (paper, quick, offline, ...), read from its config file without composing it."""
     return list(figure_file(figure_id).get("profiles") or {})
-
-
-def other_data(figure_id: str, profile: str) -> str:
-    """What a profile runs on in place of the paper's data, as its ``other_data`` says ("" when it runs the paper's
-    data or copies of them)."""
-    profiles = figure_file(figure_id).get("profiles") or {}
-    return str((profiles.get(profile) or {}).get("other_data") or "").strip()
 
 
 def brief(names: list[str], width: int = 160) -> str:

@@ -15,19 +15,13 @@ from omegaconf import DictConfig, OmegaConf
 from experiments.config import compose, grid_overrides, setting
 from experiments.data import DatasetUnavailable, catalog
 from experiments.data.fetch import available_here, parsed
+from experiments.figure_catalog import FALLBACK_PROFILE, profile_settings
 from experiments.figures import note_missing, save_figure, save_tables
 from experiments.progress import say
 from experiments.run_record import RunRecord
 from experiments.sweep import SweepInterrupted, SweepReport, run_sweep
 from experiments.tracking import Tracker
 from experiments.trial import trial_config, trial_hash
-
-
-def profile_settings(cfg: DictConfig) -> DictConfig:
-    figure = cfg.figure
-    if cfg.profile not in figure.profiles:
-        raise ValueError(f"figure {figure.id} has no profile {cfg.profile!r}; it has {list(figure.profiles)}")
-    return figure.profiles[cfg.profile]
 
 
 def figure_trials(cfg: DictConfig, trial_overrides: list[str] = ()) -> list[dict]:
@@ -93,11 +87,6 @@ class FigurePlan:
     @property
     def runnable(self) -> list[dict]:
         return [t for t in self.trials if catalog_name(t) not in self.missing]
-
-
-# The profile a figure runs at when none of its paper profile's datasets can be had: the same settings on what any
-# machine has (copies reachable offline, or real data of the same kind standing in for the paper's).
-FALLBACK_PROFILE = "offline"
 
 
 def plan_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> FigurePlan:

@@ -13,6 +13,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from experiments.config import (
+    check_figure,
     check_figure_choices,
     check_names,
     check_settings,
@@ -75,6 +76,7 @@ def interrupted(cfg: DictConfig, interrupt: KeyboardInterrupt) -> str:
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
+    check_figure(cfg, HydraConfig.get().runtime.choices.get("figure") or "")  # the schema, as compose() checks it
     try:
         status = reproduce_figure(cfg, trial_overrides()) if cfg.get("figure") else run_adhoc(cfg)
     except KeyboardInterrupt as interrupt:

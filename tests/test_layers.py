@@ -139,6 +139,7 @@ HARNESS_LAYERS = {
     "catalog": (
         "experiments",
         "experiments.config",
+        "experiments.figure_schema",
         "experiments.figure_catalog",
         "experiments.run_record",
         "experiments.verdicts",

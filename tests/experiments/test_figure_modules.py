@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from experiments.config import CONF_DIR
-from experiments.regenerate import figure_ids
+from experiments.figure_catalog import figure_ids
 
 FIGURES = Path(__file__).resolve().parents[2] / "experiments" / "figures"
 
