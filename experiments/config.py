@@ -22,7 +22,7 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from experiments.figure_schema import figure_spec
+from experiments.figure_schema import validated
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
@@ -45,7 +45,7 @@ def check_figure(cfg: DictConfig, name: str) -> None:
     """Check the figure config of a composed root config (none: nothing to check) against the schema; ``name`` is the
     figure config chosen (conf/figure/<name>.yaml), which the error names."""
     if cfg.get("figure") is not None:
-        figure_spec(OmegaConf.to_container(cfg.figure), f"conf/figure/{name or cfg.figure.get('id')}.yaml")
+        validated(OmegaConf.to_container(cfg.figure), f"conf/figure/{name or cfg.figure.get('id')}.yaml")
 
 
 def override_value(value) -> str:

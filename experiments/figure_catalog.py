@@ -14,8 +14,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from experiments.config import CONF_DIR, config_file
-from experiments.figure_schema import FigureSpec
-from experiments.figure_schema import figure_spec as checked_spec
+from experiments.figure_schema import FigureSpec, validated
 
 # The profile a figure runs at when none of its paper profile's datasets can be had: the same settings on what any
 # machine has (copies reachable offline, or real data of the same kind standing in for the paper's).
@@ -71,7 +70,7 @@ def figure_ids() -> list[str]:
 def figure_spec(figure_id: str) -> FigureSpec:
     """The figure's config file as written, checked against the schema (FigureConfigError naming each bad key)."""
     path = CONF_DIR / "figure" / f"{figure_id}.yaml"
-    return checked_spec(config_file(path), path.name)
+    return validated(config_file(path), path.name)
 
 
 def profile_settings(cfg: DictConfig) -> DictConfig:

@@ -144,7 +144,7 @@ def _built(kind, value):
     return value
 
 
-def figure_spec(config: dict, file: str) -> FigureSpec:
+def validated(config: dict, file: str) -> FigureSpec:
     """The figure config ``config`` (as written in ``file``, or composed) checked against the schema, as a FigureSpec;
     FigureConfigError naming the file and each bad key otherwise."""
     errors = _errors(FigureSpec, config, "")
