@@ -22,7 +22,7 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from experiments.figure_schema import validated
+from experiments.figure_schema import FigureConfigError, validated
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
@@ -197,6 +197,20 @@ def figure_runs(figure_id: str) -> dict[str, list[str]]:
             for group in set(TRIAL_GROUPS) & set(point):
                 runs.setdefault(group, []).extend(n for n in point[group] if n not in runs[group])
     return runs
+
+
+def check_figure_configs(overrides: list[str]) -> str | None:
+    """The figure configs chosen among command-line overrides checked against the schema, before Hydra composes them
+    (whose error would come with a stack trace): the first bad one's error, one line per bad key; None if they hold.
+    Their names are known (check_names)."""
+    for override in overrides:
+        key, sep, value = override.lstrip("+").partition("=")
+        for name in (_simple_values(value) or []) if sep and key == "figure" else []:
+            try:
+                validated(figure_file(name), f"conf/figure/{name}.yaml")
+            except FigureConfigError as error:
+                return str(error)
+    return None
 
 
 def check_figure_choices(overrides: list[str]) -> str | None:

@@ -142,3 +142,16 @@ def test_a_composed_figure_config_is_checked():
     cfg.figure.profiles.quick.grid = 3
     with pytest.raises(FigureConfigError, match=re.escape("theory-leaves.yaml: profiles.quick.grid must be")):
         config.check_figure(cfg, "theory-leaves")
+
+
+def test_the_command_line_checks_the_chosen_figure_config(tmp_path, monkeypatch):
+    assert config.check_figure_configs(["figure=theory-leaves", "profile=quick"]) is None
+    (tmp_path / "figure").mkdir()
+    (tmp_path / "figure" / "theory-leaves.yaml").write_text(yaml.safe_dump({"id": "theory-leaves", "colour": "red"}))
+    monkeypatch.setattr(config, "CONF_DIR", tmp_path)
+    error = config.check_figure_configs(["figure=theory-leaves"])
+    assert error.splitlines()[0] == (
+        "conf/figure/theory-leaves.yaml: unknown key colour (the keys: id, module, category, subject, profiles, "
+        "trials, unspecified, readings, explanations)"
+    )
+    assert "conf/figure/theory-leaves.yaml: missing required key module" in error.splitlines()
