@@ -22,16 +22,30 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from experiments.figure_schema import FigureConfigError, validated
+
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
 
 def compose(overrides: Iterable[str] = ()) -> DictConfig:
-    """The root config with Hydra command-line style overrides applied."""
+    """The root config with Hydra command-line style overrides applied, its figure config (if it has one) checked
+    against the schema (experiments.figure_schema: FigureConfigError naming the file and each bad key)."""
     overrides = list(overrides)
     if GlobalHydra.instance().is_initialized():
-        return hydra_compose("config", overrides=overrides)
-    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
-        return hydra_compose("config", overrides=overrides)
+        cfg = hydra_compose("config", overrides=overrides)
+    else:
+        with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+            cfg = hydra_compose("config", overrides=overrides)
+    chosen = [o.partition("=")[2] for o in overrides if o.lstrip("+").partition("=")[0] == "figure"]
+    check_figure(cfg, chosen[-1] if chosen else "")
+    return cfg
+
+
+def check_figure(cfg: DictConfig, name: str) -> None:
+    """Check the figure config of a composed root config (none: nothing to check) against the schema; ``name`` is the
+    figure config chosen (conf/figure/<name>.yaml), which the error names."""
+    if cfg.get("figure") is not None:
+        validated(OmegaConf.to_container(cfg.figure), f"conf/figure/{name or cfg.figure.get('id')}.yaml")
 
 
 def override_value(value) -> str:
@@ -102,13 +116,6 @@ def _parsed_yaml(path: Path, version: int) -> dict:
 def figure_profiles(figure_id: str) -> list[str]:
     """The profiles of a figure (paper, quick, offline, ...), read from its config file without composing it."""
     return list(figure_file(figure_id).get("profiles") or {})
-
-
-def other_data(figure_id: str, profile: str) -> str:
-    """What a profile runs on in place of the paper's data, as its ``other_data`` says ("" when it runs the paper's
-    data or copies of them)."""
-    profiles = figure_file(figure_id).get("profiles") or {}
-    return str((profiles.get(profile) or {}).get("other_data") or "").strip()
 
 
 def brief(names: list[str], width: int = 160) -> str:
@@ -190,6 +197,20 @@ def figure_runs(figure_id: str) -> dict[str, list[str]]:
             for group in set(TRIAL_GROUPS) & set(point):
                 runs.setdefault(group, []).extend(n for n in point[group] if n not in runs[group])
     return runs
+
+
+def check_figure_configs(overrides: list[str]) -> str | None:
+    """The figure configs chosen among command-line overrides checked against the schema, before Hydra composes them
+    (whose error would come with a stack trace): the first bad one's error, one line per bad key; None if they hold.
+    Their names are known (check_names)."""
+    for override in overrides:
+        key, sep, value = override.lstrip("+").partition("=")
+        for name in (_simple_values(value) or []) if sep and key == "figure" else []:
+            try:
+                validated(figure_file(name), f"conf/figure/{name}.yaml")
+            except FigureConfigError as error:
+                return str(error)
+    return None
 
 
 def check_figure_choices(overrides: list[str]) -> str | None:

@@ -1,13 +1,24 @@
-"""The figures as the harness knows them before any run: the papers they come from, in the report's order, and what
-each figure's config says of it. The bottom of the harness: it reads config files only, so that what reads or shows
-runs (tracking, the report, the UI's store) can name and order figures without importing each other."""
+"""The figures as the harness knows them before any run: their ids, the papers they come from, in the report's order,
+and what each figure's config says of it (checked against experiments.figure_schema): its profiles, classification,
+records and explanations. The bottom of the harness: it reads config files only, so that what runs, reads or shows
+figures (reproduce, regenerate, tracking, the report, the UI's store) knows them from one place without importing each
+other."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from experiments.config import CONF_DIR
+from omegaconf import DictConfig
+
+from experiments.config import CONF_DIR, config_file
+from experiments.figure_schema import FigureSpec, validated
+
+# The profile a figure runs at when none of its paper profile's datasets can be had: the same settings on what any
+# machine has (copies reachable offline, or real data of the same kind standing in for the paper's).
+FALLBACK_PROFILE = "offline"
 
 PAPERS = {
     "lrt14": "LRT14: Lakshminarayanan, Roy, Teh, *Mondrian forests: efficient online random forests* (NeurIPS 2014)",
@@ -49,3 +60,71 @@ def description(figure_id: str) -> str:
             break
         lines.append(line.lstrip("# ").rstrip())
     return " ".join(lines)
+
+
+def figure_ids() -> list[str]:
+    """Every registered figure and table id (one config per id in conf/figure)."""
+    return sorted(path.stem for path in (CONF_DIR / "figure").glob("*.yaml"))
+
+
+def figure_spec(figure_id: str) -> FigureSpec:
+    """The figure's config file as written, checked against the schema (FigureConfigError naming each bad key)."""
+    path = CONF_DIR / "figure" / f"{figure_id}.yaml"
+    return validated(config_file(path), path.name)
+
+
+def profile_settings(cfg: DictConfig) -> DictConfig:
+    """The settings of a composed config's profile (``cfg.profile``) in its figure's config."""
+    figure = cfg.figure
+    if cfg.profile not in figure.profiles:
+        raise ValueError(f"figure {figure.id} has no profile {cfg.profile!r}; it has {list(figure.profiles)}")
+    return figure.profiles[cfg.profile]
+
+
+def other_data(figure_id: str, profile: str) -> str:
+    """What a profile runs on in place of the paper's data, as its ``other_data`` says ("" when it runs the paper's
+    data or copies of them)."""
+    settings = figure_spec(figure_id).profiles.get(profile)
+    return settings.other_data.strip() if settings else ""
+
+
+@dataclass(frozen=True)
+class RecordKind:
+    """A list a figure config records beside its grid: its key, its title in the report, its entries' fields and
+    their column headings."""
+
+    key: str
+    title: str
+    fields: tuple[str, ...]
+    headings: tuple[str, ...]
+
+
+RECORD_KINDS = (
+    RecordKind(
+        "unspecified", "Settings the paper does not give", ("setting", "value", "why"), ("setting", "value run", "why")
+    ),
+    RecordKind(
+        "readings", "Readings that differ from the text", ("text", "run", "why"), ("the text", "what runs", "why")
+    ),
+)
+
+
+def records(figure_id: str) -> dict[str, list[dict] | None]:
+    """The figure config's lists of RECORD_KINDS (None for a list it does not have), each entry a mapping of its
+    kind's fields."""
+    spec = figure_spec(figure_id)
+    listed = {kind.key: getattr(spec, kind.key) for kind in RECORD_KINDS}
+    return {key: None if entries is None else list(map(dataclasses.asdict, entries)) for key, entries in listed.items()}
+
+
+def explanations(figure_id: str) -> dict[str, str]:
+    """claim key -> why it holds or does not (a template: experiments.explanations), as the figure config records it
+    (``explanations``)."""
+    return figure_spec(figure_id).explanations
+
+
+def classification(figure_id: str) -> tuple[str, str]:
+    """The id's category (one of experiments.figure_schema.CATEGORIES) and subject (what it reproduces, checks, probes
+    or draws), as its config names them."""
+    spec = figure_spec(figure_id)
+    return spec.category, " ".join(spec.subject.split())

@@ -15,7 +15,6 @@ import time
 from datetime import timedelta
 
 from experiments.config import (
-    CONF_DIR,
     OneLineParser,
     check_names,
     check_settings,
@@ -26,15 +25,11 @@ from experiments.config import (
     under_make,
     unknown_name,
 )
+from experiments.figure_catalog import FALLBACK_PROFILE, figure_ids
 from experiments.progress import lines_beside_bars, progress, say
-from experiments.reproduce import FALLBACK_PROFILE, FigurePlan, plan_figure, reproduce_figure
+from experiments.reproduce import FigurePlan, plan_figure, reproduce_figure
 from experiments.sweep import SweepInterrupted, ctrl_c, pending_trials
 from experiments.tracking import Tracker
-
-
-def figure_ids() -> list[str]:
-    """Every registered figure and table id (one config per id in conf/figure)."""
-    return sorted(path.stem for path in (CONF_DIR / "figure").glob("*.yaml"))
 
 
 def plan_reachable(figure_id: str, profile: str, overrides: list[str]) -> FigurePlan | None:

@@ -37,51 +37,42 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from experiments import evidence_files
-from experiments.config import CONF_DIR, compose, config_file, figure_profiles, grid_overrides, other_data
+from experiments.config import compose, figure_profiles, grid_overrides
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
-from experiments.figure_catalog import PAPERS, description, evidence_experiment_ids, figure_order
+from experiments.figure_catalog import (
+    FALLBACK_PROFILE,
+    PAPERS,
+    RECORD_KINDS,
+    RecordKind,
+    classification,
+    description,
+    evidence_experiment_ids,
+    explanations,
+    figure_ids,
+    figure_order,
+    other_data,
+    profile_settings,
+    records,
+)
+from experiments.figure_schema import CATEGORIES, ILLUSTRATION, PAPER_EXPERIMENT, STUDY, THEOREM_CHECK
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
-from experiments.regenerate import figure_ids
-from experiments.reproduce import FALLBACK_PROFILE, catalog_name, profile_settings
+from experiments.reproduce import catalog_name
 from experiments.tracking import Tracker
 from experiments.trial import trial_config
-from experiments.ui import figure_run_url
+from experiments.ui_addresses import figure_run_url
 from experiments.verdicts import LEVELS, REPRODUCED, claim_verdict, id_verdict, printed, readings, tally
 
 PROFILES = ("paper", FALLBACK_PROFILE, "quick")  # which run a figure is reported from, first found first
 COMMITTED = Path("results/REPORT.md")
 DEFAULT_UI = "http://127.0.0.1:5000"  # `make ui`'s default address, the committed report's links
 LOCAL_COPY = Path("results/local/REPORT-evidence.md")  # the committed report linking to another UI address
-PAPER_EXPERIMENT, THEOREM_CHECK, STUDY, ILLUSTRATION = "paper experiment", "theorem check", "study", "illustration"
-CATEGORIES = (PAPER_EXPERIMENT, THEOREM_CHECK, STUDY, ILLUSTRATION)
 SUBJECT_LEADS = {
     PAPER_EXPERIMENT: "Reproduces",
     THEOREM_CHECK: "Checks",
     STUDY: "Probes",
     ILLUSTRATION: "Draws",
 }  # the line that names an id's subject: "Reproduces LRT14 Fig. 3 ..."
-
-
-@dataclass(frozen=True)
-class RecordKind:
-    """A list a figure config records beside its grid: its key, its title in the report, its entries' fields and
-    their column headings."""
-
-    key: str
-    title: str
-    fields: tuple[str, ...]
-    headings: tuple[str, ...]
-
-
-RECORD_KINDS = (
-    RecordKind(
-        "unspecified", "Settings the paper does not give", ("setting", "value", "why"), ("setting", "value run", "why")
-    ),
-    RecordKind(
-        "readings", "Readings that differ from the text", ("text", "run", "why"), ("the text", "what runs", "why")
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -155,53 +146,6 @@ class FigureReport:
     def invariants_tally(self) -> str:
         checks = self.of_kind(INVARIANT)
         return f"{sum(c['passed'] for c in checks)}/{len(checks)}" if checks else "-"
-
-
-def _config(figure_id: str) -> dict:
-    return config_file(CONF_DIR / "figure" / f"{figure_id}.yaml")
-
-
-def records(figure_id: str) -> dict[str, list[dict] | None]:
-    """The figure config's lists of RECORD_KINDS (None for a list it does not have), each entry checked to have
-    exactly its kind's fields, each a non-empty string."""
-    path = CONF_DIR / "figure" / f"{figure_id}.yaml"
-    config = _config(figure_id)
-    found = {}
-    for kind in RECORD_KINDS:
-        entries = config.get(kind.key)
-        if entries is not None and not isinstance(entries, list):
-            raise ValueError(f"{path.name}: {kind.key} must be a list of entries, not {entries!r}")
-        for number, item in enumerate(entries or [], 1):
-            if not (
-                isinstance(item, dict)
-                and item.keys() == set(kind.fields)
-                and all(isinstance(v, str) and v.strip() for v in item.values())
-            ):
-                raise ValueError(
-                    f"{path.name}: {kind.key} entry {number} {item!r} must have exactly the fields "
-                    f"{', '.join(kind.fields)}, each a non-empty string (quote numbers)"
-                )
-        found[kind.key] = entries
-    return found
-
-
-def explanations(figure_id: str) -> dict[str, str]:
-    """claim key -> why it holds or does not (a template: experiments.explanations), as the figure config records it
-    (``explanations``)."""
-    return _config(figure_id).get("explanations") or {}
-
-
-def classification(figure_id: str) -> tuple[str, str]:
-    """The id's category (one of CATEGORIES) and subject (what it reproduces, checks, probes or draws), as its config
-    names them."""
-    config = _config(figure_id)
-    category, subject = config.get("category"), config.get("subject")
-    if category not in CATEGORIES or not (isinstance(subject, str) and subject.strip()):
-        raise ValueError(
-            f"{figure_id}.yaml: category must be one of {', '.join(CATEGORIES)} (it is {category!r}) and subject a "
-            f"non-empty string naming what it reproduces, checks, probes or draws (it is {subject!r})"
-        )
-    return category, " ".join(subject.split())
 
 
 def profile_datasets(figure_id: str, profile: str) -> set[str]:

@@ -7,6 +7,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.utils import instantiate
 from mlflow.utils.mlflow_tags import MLFLOW_PARENT_RUN_ID
@@ -15,19 +16,13 @@ from omegaconf import DictConfig, OmegaConf
 from experiments.config import compose, grid_overrides, setting
 from experiments.data import DatasetUnavailable, catalog
 from experiments.data.fetch import available_here, parsed
-from experiments.figures import note_missing, save_figure, save_tables
+from experiments.figure_catalog import FALLBACK_PROFILE, profile_settings
+from experiments.figures import FigureModule, Table, note_missing
 from experiments.progress import say
 from experiments.run_record import RunRecord
 from experiments.sweep import SweepInterrupted, SweepReport, run_sweep
 from experiments.tracking import Tracker
 from experiments.trial import trial_config, trial_hash
-
-
-def profile_settings(cfg: DictConfig) -> DictConfig:
-    figure = cfg.figure
-    if cfg.profile not in figure.profiles:
-        raise ValueError(f"figure {figure.id} has no profile {cfg.profile!r}; it has {list(figure.profiles)}")
-    return figure.profiles[cfg.profile]
 
 
 def figure_trials(cfg: DictConfig, trial_overrides: list[str] = ()) -> list[dict]:
@@ -93,11 +88,6 @@ class FigurePlan:
     @property
     def runnable(self) -> list[dict]:
         return [t for t in self.trials if catalog_name(t) not in self.missing]
-
-
-# The profile a figure runs at when none of its paper profile's datasets can be had: the same settings on what any
-# machine has (copies reachable offline, or real data of the same kind standing in for the paper's).
-FALLBACK_PROFILE = "offline"
 
 
 def plan_figure(cfg: DictConfig, trial_overrides: list[str] = ()) -> FigurePlan:
@@ -231,7 +221,7 @@ def settings_used(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str
 def draw(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str]) -> tuple[list[Path], list]:
     """The figure drawn from its runs into output_dir (PNG and PDF, and its tables as CSV and Markdown), and its
     claims checked on them."""
-    module = importlib.import_module(cfg.figure.module)
+    module: FigureModule = importlib.import_module(cfg.figure.module)
     settings = profile_settings(cfg)
     drawing = module.plot(runs, settings)
     if missing:
@@ -239,3 +229,29 @@ def draw(cfg: DictConfig, runs: list[RunRecord], missing: dict[str, str]) -> tup
     files = save_figure(drawing.figure, output_dir(cfg), cfg.figure.id)
     files += save_tables(drawing.tables, output_dir(cfg, "tables"), cfg.figure.id)
     return files, module.claims(runs, settings)
+
+
+# No creation date in the files, so that the same drawing gives the same bytes (a regenerated figure leaves git clean).
+_METADATA = {".png": {}, ".pdf": {"CreationDate": None, "ModDate": None}}
+
+
+def save_figure(fig: plt.Figure, out_dir: Path, figure_id: str) -> list[Path]:
+    """Write the figure as PNG and PDF, byte for byte the same for the same drawing; returns the two paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{figure_id}.png", out_dir / f"{figure_id}.pdf"]
+    for path in paths:
+        fig.savefig(path, dpi=150, bbox_inches="tight", metadata=_METADATA[path.suffix])
+    plt.close(fig)
+    return paths
+
+
+def save_tables(tables: dict[str, Table], out_dir: Path, figure_id: str) -> list[Path]:
+    """Write each table as CSV and Markdown; returns the paths."""
+    paths = []
+    for name, table in tables.items():
+        stem = out_dir / (f"{figure_id}-{name}" if name else figure_id)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        table.frame.to_csv(stem.with_suffix(".csv"), index=False, float_format="%.6g")
+        stem.with_suffix(".md").write_text(table.markdown if table.markdown.endswith("\n") else table.markdown + "\n")
+        paths += [stem.with_suffix(".csv"), stem.with_suffix(".md")]
+    return paths

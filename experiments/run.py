@@ -13,7 +13,9 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from experiments.config import (
+    check_figure,
     check_figure_choices,
+    check_figure_configs,
     check_names,
     check_settings,
     make_command,
@@ -75,6 +77,7 @@ def interrupted(cfg: DictConfig, interrupt: KeyboardInterrupt) -> str:
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
+    check_figure(cfg, HydraConfig.get().runtime.choices.get("figure") or "")  # the schema, as compose() checks it
     try:
         status = reproduce_figure(cfg, trial_overrides()) if cfg.get("figure") else run_adhoc(cfg)
     except KeyboardInterrupt as interrupt:
@@ -86,13 +89,14 @@ def main(cfg: DictConfig) -> None:
 def cli() -> None:
     """The command line: checked first, each error one line with status 2 (where Hydra would list every option,
     suggest adding a mistyped key, or fail deep inside the run, or every trial would fail): names ("did you mean" for
-    an unknown figure, dataset, model, launcher or profile), the figure's protocol, settings ("did you mean" for an
-    unknown one) and their values (a seed, a count, n_jobs); then the Hydra app. A Ctrl-C ends the command with one
-    line and status 130, a second one while it stops too (``CtrlC``), before the app starts as well."""
+    an unknown figure, dataset, model, launcher or profile), the figure's config (experiments.figure_schema: a line
+    per bad key), the figure's protocol, settings ("did you mean" for an unknown one) and their values (a seed, a
+    count, n_jobs); then the Hydra app. A Ctrl-C ends the command with one line and status 130, a second one while it
+    stops too (``CtrlC``), before the app starts as well."""
     argv = sys.argv[1:]
     ctrl_c.install(same_command(argv))
     try:
-        error = check_names(argv) or check_figure_choices(argv) or check_settings(argv)
+        error = check_names(argv) or check_figure_configs(argv) or check_figure_choices(argv) or check_settings(argv)
         if error:
             say(f"{PROG}: error: {error}", file=sys.stderr)
             sys.exit(2)

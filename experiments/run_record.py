@@ -1,10 +1,15 @@
 """A finished trial run as the figures read it, from the local store (experiments.tracking) or from the committed
-evidence (experiments.evidence_files) alike."""
+evidence (experiments.evidence_files) alike.
+
+What a figure needs to know of a run's dataset beyond what the run logged (its number of features, the true signal
+of a synthetic one) is a function of the trial's config, read here from the dataset catalog and the generators, so
+that figure modules import no data module; the committed evidence and new runs are read alike."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 
@@ -56,3 +61,18 @@ class RunRecord:
     def protocol(self) -> dict:
         """The protocol's settings (``protocol.run``)."""
         return self.trial["protocol"].get("run", {})
+
+    @property
+    def n_features(self) -> int:
+        """The number of features of the dataset the run loads by name (its catalog entry's shape,
+        datasets/<name>.yaml)."""
+        from experiments.data import catalog  # the catalog's files, read only when a figure asks
+
+        return int(catalog.entry(self.dataset).shape["n_features"])
+
+    def signal(self, x: np.ndarray) -> np.ndarray:
+        """The true regression function at x of the run's synthetic 1-D signal (``data_settings["signal"]``: doppler,
+        blocks, ...), without its noise."""
+        from experiments.data.synthetic import signal_function  # the generators, imported only when a figure asks
+
+        return signal_function(x, self.data_settings["signal"])

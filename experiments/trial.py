@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from experiments import peak_memory
 from experiments.config import flatten, to_plain
 from experiments.data import Dataset, load_dataset
-from experiments.protocols.result import TrialResult
+from experiments.protocols.result import ProtocolRun, TrialResult
 from experiments.warm_up import warm_up
 
 TRIAL_KEYS = ("dataset", "model", "protocol", "seed")
@@ -191,7 +191,7 @@ def execute(trial: dict) -> tuple[TrialResult, Dataset | None]:
         inputs["model"] = lambda: instantiate(cfg.model.estimator)
         if "dataset" in inputs:
             warm_up(inputs["model"], inputs["dataset"])  # compile before any clock starts
-    protocol = instantiate(cfg.protocol.run, _partial_=True)
+    protocol: ProtocolRun = instantiate(cfg.protocol.run, _partial_=True)
     return protocol(seed=trial.get("seed", 0), **inputs), inputs.get("dataset")
 
 

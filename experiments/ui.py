@@ -12,7 +12,7 @@ from.
 MLflow 3 shows an experiment either as GenAI pages (traces, empty here) or as its runs. The UI records an experiment's
 type in its tag ``mlflow.experimentKind``, which the harness sets (``experiments.tracking``), but MLflow 3.17 picks the
 pages from the browser's workflow switch atop the sidebar ("GenAI" / "Model training", remembered by the browser,
-GenAI at first) or from the address's ``workflowType``: the addresses below ask for the runs.
+GenAI at first) or from the address's ``workflowType``: the addresses (experiments.ui_addresses) ask for the runs.
 """
 
 from __future__ import annotations
@@ -27,10 +27,9 @@ import sys
 import time
 from contextlib import suppress
 from pathlib import Path
-from urllib.parse import quote
 
-MACHINE_LEARNING_VIEW = "workflowType=machine_learning"
-BY_NAME = "tags.`mlflow.runName`"  # the runs table's "Run Name" order
+from experiments.ui_addresses import experiments_url
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")  # Debian's name first
 PAGE_TIME = 15_000  # ms of the page's own time a headless browser lets it load (its requests, its rendering)
 # experiments.evidence_files.ROOT, named here so that a start on a current store imports neither pandas nor MLflow
@@ -95,30 +94,6 @@ def ui_command(
     command = [sys.executable, "-m", "experiments.mlflow_server", "--host", host, "--port", str(port)]
     command += ["--workers", str(workers), *(["--after", str(after.resolve())] if after else [])]
     return command, environment
-
-
-def experiments_url(base: str) -> str:
-    """The list of experiments, in the machine-learning view."""
-    return f"{base.rstrip('/')}/#/experiments?{MACHINE_LEARNING_VIEW}"
-
-
-def runs_url(base: str, experiment_id: str) -> str:
-    """An experiment's runs in the machine-learning view, one row each, by name: a figure's trial runs side by side
-    (the UI folds them under their figure run when sorted by time)."""
-    query = f"{MACHINE_LEARNING_VIEW}&orderByKey={quote(BY_NAME)}&orderByAsc=true"
-    return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs?{query}"
-
-
-def run_url(base: str, experiment_id: str, run_id: str) -> str:
-    """A run's page (its overview: times and Duration, params, tags, children), in the machine-learning view."""
-    return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs/{run_id}?{MACHINE_LEARNING_VIEW}"
-
-
-def figure_run_url(base: str, experiment_id: str, run_id: str) -> str:
-    """A figure run's page open on its claims (its artifact claims.html, experiments.run_view.CLAIMS_PAGE: the table
-    of its claims whole, then its drawing), in the machine-learning view; the run's other tabs hold its trial runs,
-    tags and the rest."""
-    return run_url(base, experiment_id, run_id).replace("?", "/artifacts/claims.html?", 1)
 
 
 def browser() -> str | None:

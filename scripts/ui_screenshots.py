@@ -23,7 +23,8 @@ from pathlib import Path
 
 from mlflow import MlflowClient
 
-from experiments.ui import browser, figure_run_url, headless, runs_url
+from experiments.ui import browser, headless
+from experiments.ui_addresses import figure_run_url, runs_url
 
 REPO = Path(__file__).resolve().parent.parent
 # The pages and the window each is taken in: the runs table whole, the figure run down to its description.

@@ -8,7 +8,7 @@ harness writes the drawing's image and tables (and logs them with the figure's r
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import matplotlib
 
@@ -16,7 +16,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from omegaconf import DictConfig
 
+from experiments.run_record import RunRecord
 from experiments.verdicts import CHECKED, CLAIM, INVARIANT, KINDS, NOT_CHECKED, NOT_COMPARABLE, STATUSES
 
 
@@ -114,6 +116,17 @@ class Drawing:
     tables: dict[str, Table] = field(default_factory=dict)
 
 
+@runtime_checkable
+class FigureModule(Protocol):
+    """What a figure module is (conf/figure/<id>.yaml's ``module``): ``plot`` draws the runs, ``claims`` checks the
+    paper's sentences on them; ``spec`` is the settings of the profile drawn (its ``grid``, ``other_data`` and the
+    settings experiments.figure_schema.Profile types). Both read the runs through RunRecord's accessors only."""
+
+    def plot(self, runs: list[RunRecord], spec: DictConfig) -> Drawing: ...
+
+    def claims(self, runs: list[RunRecord], spec: DictConfig) -> list[Claim]: ...
+
+
 def title_with_legend(fig: plt.Figure, ax: plt.Axes, title: str) -> None:
     """The figure's title, the legend of ``ax``'s artists in one row under it, and the panels below both."""
     height = fig.get_figheight()
@@ -127,29 +140,3 @@ def title_with_legend(fig: plt.Figure, ax: plt.Axes, title: str) -> None:
 def note_missing(fig: plt.Figure, datasets: list[str]) -> None:
     """Say on the figure itself which datasets it lacks (drawn with allow_missing=true)."""
     fig.text(0.01, 0.0, f"missing datasets (allow_missing=true): {', '.join(datasets)}", color="red", fontsize=8)
-
-
-# No creation date in the files, so that the same drawing gives the same bytes (a regenerated figure leaves git clean).
-_METADATA = {".png": {}, ".pdf": {"CreationDate": None, "ModDate": None}}
-
-
-def save_figure(fig: plt.Figure, out_dir: Path, figure_id: str) -> list[Path]:
-    """Write the figure as PNG and PDF, byte for byte the same for the same drawing; returns the two paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{figure_id}.png", out_dir / f"{figure_id}.pdf"]
-    for path in paths:
-        fig.savefig(path, dpi=150, bbox_inches="tight", metadata=_METADATA[path.suffix])
-    plt.close(fig)
-    return paths
-
-
-def save_tables(tables: dict[str, Table], out_dir: Path, figure_id: str) -> list[Path]:
-    """Write each table as CSV and Markdown; returns the paths."""
-    paths = []
-    for name, table in tables.items():
-        stem = out_dir / (f"{figure_id}-{name}" if name else figure_id)
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        table.frame.to_csv(stem.with_suffix(".csv"), index=False, float_format="%.6g")
-        stem.with_suffix(".md").write_text(table.markdown if table.markdown.endswith("\n") else table.markdown + "\n")
-        paths += [stem.with_suffix(".csv"), stem.with_suffix(".md")]
-    return paths

@@ -24,15 +24,13 @@ from experiments.figures.amf_updates import (
     path_values,
     statistics,
 )
-from experiments.figures.partitions import boxes, split_segment, tiling
+from experiments.figures.partitions import boxes, members, path_of, split_segment, tiling
 from experiments.figures.tree_updates import (
     PATH,
     UPDATES,
     draw_points,
     draw_word_tree,
-    held,
     math_name,
-    path_of,
     same_node,
     seen,
     square,
@@ -121,13 +119,13 @@ def strays(before: pd.DataFrame, after: pd.DataFrame, x: np.ndarray) -> list[int
 
 def crowded_leaves(nodes: pd.DataFrame, X: np.ndarray) -> int:
     """Leaves holding two distinct points or more."""
-    below = held(nodes, X)
+    below = members(nodes, X)
     return sum(len(np.unique(X[below[j]], axis=0)) > 1 for j in nodes.index[nodes["left"] < 0])
 
 
 def idle_splits(nodes: pd.DataFrame, X: np.ndarray) -> int:
     """Splits of cells that hold fewer than two distinct points (not in the minimal subtree)."""
-    below = held(nodes, X)
+    below = members(nodes, X)
     return sum(len(np.unique(X[below[j]], axis=0)) < 2 for j in nodes.index[nodes["left"] >= 0])
 
 
@@ -136,7 +134,7 @@ def separation(before, after, X: np.ndarray, names: list[str]) -> tuple[bool, st
     them (the drawing's event)?"""
     x = X[-1]
     splits = new_splits(before, after, x)
-    below = held(after, X)
+    below = members(after, X)
     shared = [i for i in below[old_leaf(before, x)] if i != len(X) - 1]
     if not splits:
         return False, f"no split: the leaf of {names[-1]} held no other point"
@@ -154,7 +152,7 @@ def before_values(run, before: pd.DataFrame, after: pd.DataFrame, X: np.ndarray)
     h(empty))."""
     stats = statistics(run, 0)
     leaf = old_leaf(before, X[-1])
-    below = held(after, X)
+    below = members(after, X)
     rows = {
         j: stats.loc[j] if j in before.index
         else stats.loc[leaf] if any(i != len(X) - 1 for i in below[j]) else empty_node(stats)
@@ -187,7 +185,7 @@ def claims(runs, spec) -> list[Claim]:
     separated, separated_text = separation(before, after, X1, names)
     leaves = after[after["left"] < 0]
     area, overlap = tiling(*boxes(leaves))
-    empty = sum(not v for j, v in held(after, X1).items() if after.at[j, "left"] < 0)
+    empty = sum(len(v) == 0 for j, v in members(after, X1).items() if after.at[j, "left"] < 0)
     return [
         Claim(
             "Pi_{t+1} refines Pi_t: its nodes are unchanged, but for the leaf of x_t, below which all new nodes lie",

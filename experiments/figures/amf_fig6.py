@@ -25,15 +25,13 @@ from experiments.figures.amf_updates import (
     path_values,
     statistics,
 )
-from experiments.figures.partitions import boxes, cells, split_segment
+from experiments.figures.partitions import boxes, cells, members, path_of, split_segment
 from experiments.figures.tree_updates import (
     PATH,
     UPDATES,
     draw_points,
     draw_word_tree,
-    held,
     math_name,
-    path_of,
     same_node,
     seen,
     square,
@@ -123,7 +121,7 @@ def plot(runs, spec) -> Drawing:
 def range_mismatches(nodes: pd.DataFrame, X: np.ndarray) -> int:
     """Nodes whose range is not exactly the range of the points below them (or that hold none)."""
     lower, upper = boxes(nodes)
-    below = held(nodes, X)
+    below = members(nodes, X)
     bad = 0
     for row, j in enumerate(nodes.index):
         mine = X[below[j]]
@@ -215,7 +213,7 @@ def claims(runs, spec) -> list[Claim]:
     before, after = state(run, 0), state(run, 1)
     X1, names = seen(run, 1)
     x = X1[-1]
-    per_leaf = [len(held(after, X1)[j]) for j in after.index[after["left"] < 0]]
+    per_leaf = [len(members(after, X1)[j]) for j in after.index[after["left"] < 0]]
     insertion = inserted(before, after)
     out = [
         Claim(

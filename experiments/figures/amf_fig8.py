@@ -10,13 +10,13 @@ mean depth of the ten, and the depth rises with the variation (Spearman > 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.stats import spearmanr
 
-from experiments.data.synthetic import signal_function
 from experiments.figures import INVARIANT, Claim, Drawing
 
 WINDOW = 0.01  # half-width of the window over which the local variation of the signal is measured
@@ -29,10 +29,11 @@ def _signal(run) -> str:
     return run.data_settings["signal"]
 
 
-def local_variation(x: np.ndarray, signal: str) -> np.ndarray:
-    """Total variation of the true signal on [x - WINDOW, x + WINDOW] (clipped to [0, 1]), from a fine grid."""
+def local_variation(x: np.ndarray, signal: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Total variation of the true signal (``signal``, a run's RunRecord.signal) on [x - WINDOW, x + WINDOW] (clipped
+    to [0, 1]), from a fine grid."""
     fine = np.linspace(0, 1, 200_001)
-    cumulative = np.r_[0.0, np.cumsum(np.abs(np.diff(signal_function(fine, signal))))]
+    cumulative = np.r_[0.0, np.cumsum(np.abs(np.diff(signal(fine))))]
     upper, lower = np.clip(x + WINDOW, 0, 1), np.clip(x - WINDOW, 0, 1)
     return np.interp(upper, fine, cumulative) - np.interp(lower, fine, cumulative)
 
@@ -60,10 +61,10 @@ class Roughness:
     def of(cls, run) -> Roughness:
         grid = run.tables["grid"]
         x = grid["x"].to_numpy()
-        variation = local_variation(x, _signal(run))
+        variation = local_variation(x, run.signal)
         depth = grid["weighted_depth"].to_numpy()
         tenths = np.array_split(np.argsort(variation, kind="stable"), TENTHS)
-        truth = signal_function(x, _signal(run))
+        truth = run.signal(x)
         rho = float(spearmanr(depth, variation)[0])
         return cls(x, depth, grid["prediction"].to_numpy(), truth, tenths, rho, variation)
 
@@ -94,7 +95,7 @@ def plot(runs, spec) -> Drawing:
     for (ax_data, ax_fit, ax_depth), run in zip(axes.T, runs, strict=True):
         grid, points = run.tables["grid"], run.tables["points"]
         x = grid["x"].to_numpy()
-        truth = signal_function(x, _signal(run))
+        truth = run.signal(x)
         ax_data.scatter(points["x"], points["y"], s=1, color="0.6", alpha=0.5, label="noisy samples")
         ax_data.plot(x, truth, color="C0", lw=1.5, label="signal")
         ax_data.set_title(f"{_signal(run)}: {len(points)} samples, noise sd {run.data_settings['noise']:g}")
@@ -143,9 +144,9 @@ def stretches(x: np.ndarray, margins: np.ndarray) -> list[str]:
     ]
 
 
-def turns(x_low: float, x_high: float, signal: str) -> int:
+def turns(x_low: float, x_high: float, signal: Callable[[np.ndarray], np.ndarray]) -> int:
     """The local extrema of the true signal on [x_low, x_high] (its oscillations' half-periods), on a fine grid."""
-    slope = np.diff(signal_function(np.linspace(x_low, x_high, 100_001), signal))
+    slope = np.diff(signal(np.linspace(x_low, x_high, 100_001)))
     return int((np.sign(slope[1:]) * np.sign(slope[:-1]) < 0).sum())
 
 
@@ -160,7 +161,7 @@ def failing_stretch(run, rough: Roughness, part: np.ndarray, margins: np.ndarray
     values = {
         "failing_low": low, "failing_high": high, "shallower": int(bad.sum()),
         "samples_failing": int(((samples >= low) & (samples <= high)).sum()),
-        "failing_turns": turns(low, high, _signal(run)),
+        "failing_turns": turns(low, high, run.signal),
     }  # fmt: skip
     for name, where in (("failing_r2", bad), ("rest_r2", ~bad)):  # an R^2 needs two points at least
         if where.sum() > 1:
@@ -216,7 +217,7 @@ def depth_follows_roughness(run) -> list[Claim]:
 def reconstruction(run) -> Claim:
     """The middle row shows a reconstruction of the signal (an invariant of the drawing, not the paper's claim)."""
     grid = run.tables["grid"]
-    fit, rmse = r2(grid["prediction"].to_numpy(), signal_function(grid["x"].to_numpy(), _signal(run)))
+    fit, rmse = r2(grid["prediction"].to_numpy(), run.signal(grid["x"].to_numpy()))
     return Claim(
         f"{_signal(run)}: AMF reconstructs the signal (R^2 >= {RECONSTRUCTED} against the true signal)",
         fit >= RECONSTRUCTED,

@@ -19,7 +19,6 @@ from experiments.figures.lrt14_illustrations import (
     leaf_level,
     leaf_overlaps,
     lifetime,
-    members,
     nesting_violations,
     one_label_splits,
     order_violations,
@@ -29,6 +28,7 @@ from experiments.figures.lrt14_illustrations import (
     states,
     time_axis,
 )
+from experiments.figures.partitions import members
 
 MARKERS = ("o", "s", "^", "D")
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.figures import INVARIANT, Claim, Drawing
-from experiments.figures.partitions import boxes, cells, root_of, split_segment, tiling, tree_layout
+from experiments.figures.partitions import boxes, cells, members, path_of, root_of, split_segment, tiling, tree_layout
 
 MARKERS = ("o", "s")
 COLOURS = ("#d62728", "#1f77b4")
@@ -31,16 +31,6 @@ def points_of(run) -> tuple[np.ndarray, np.ndarray]:
     """The points' coordinates (n, 2) and labels."""
     points = run.tables["points"]
     return points[["x0", "x1"]].to_numpy(), points["label"].to_numpy()
-
-
-def leaf_of(nodes: pd.DataFrame, x: np.ndarray) -> int:
-    """The leaf whose block holds x: down from the root, x_d <= xi to the left."""
-    j = root_of(nodes)
-    while nodes.at[j, "left"] >= 0:
-        j = int(
-            nodes.at[j, "left"] if x[int(nodes.at[j, "feature"])] <= nodes.at[j, "threshold"] else nodes.at[j, "right"]
-        )
-    return j
 
 
 def blocks_holding(lower: np.ndarray, upper: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -65,7 +55,7 @@ def misplaced_points(nodes: pd.DataFrame, X: np.ndarray) -> int:
     for x in X:
         held = blocks_holding(cell_lower[leaves.index], cell_upper[leaves.index], x)
         j = int(leaves.index[held[0]]) if len(held) == 1 else -1
-        bad += j < 0 or j != leaf_of(nodes, x) or not np.all((lower[j] <= x) & (x <= upper[j]))
+        bad += j < 0 or j != path_of(nodes, x)[-1] or not np.all((lower[j] <= x) & (x <= upper[j]))
     return bad
 
 
@@ -107,8 +97,9 @@ def draw_structure(ax, nodes: pd.DataFrame, X: np.ndarray, labels: np.ndarray) -
     for j, n in nodes[nodes["left"] >= 0].iterrows():
         ax.text(x[j], -depth[j], rule(n), ha="center", va="center", fontsize=9,
                 bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.3"}, zorder=3)  # fmt: skip
+    below = members(nodes, X)
     for j in leaves:
-        held = [i for i in range(len(X)) if leaf_of(nodes, X[i]) == j]
+        held = below[j]
         offsets = (np.arange(len(held)) - (len(held) - 1) / 2) * 0.16
         for dx, i in zip(offsets, held, strict=True):
             k = int(labels[i])

@@ -23,7 +23,6 @@ from experiments.figures.lrt14_illustrations import (
     draw_tree,
     leaf_level,
     lifetime,
-    members,
     nesting_violations,
     order_violations,
     points_seen,
@@ -33,6 +32,7 @@ from experiments.figures.lrt14_illustrations import (
     states,
     time_axis,
 )
+from experiments.figures.partitions import members
 
 SPLIT_ABOVE = "new split above a split"
 EXTENSION = "split extended"

@@ -2,7 +2,7 @@
 ``protocols.lrt14_updates`` (one table per state), and the checks behind their invariants.
 
 The points below each node are found by routing the points through the splits from the root, independently of the
-library, and every box is compared to their range.
+library (``partitions.members``), and every box is compared to their range.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures.partitions import boxes, cells, root_of, split_segment, tree_layout
+from experiments.figures.partitions import boxes, cells, members, root_of, split_segment, tree_layout
 
 
 def states(run) -> list[pd.DataFrame]:
@@ -34,21 +34,6 @@ def coordinates(points: pd.DataFrame) -> np.ndarray:
 def lifetime(run) -> float:
     """The tree's lifetime lambda."""
     return float(run.estimator["lifetime"])
-
-
-def members(nodes: pd.DataFrame, X: np.ndarray) -> dict[int, np.ndarray]:
-    """The indices of the points below each node: all at the root, then x[feature] <= threshold to the left."""
-    below = {root_of(nodes): np.arange(len(X))}
-    stack = [root_of(nodes)]
-    while stack:
-        j = stack.pop()
-        n = nodes.loc[j]
-        if n["left"] < 0:
-            continue
-        goes_left = X[below[j], int(n["feature"])] <= n["threshold"]
-        below[int(n["left"])], below[int(n["right"])] = below[j][goes_left], below[j][~goes_left]
-        stack += [int(n["left"]), int(n["right"])]
-    return below
 
 
 def time_of(nodes: pd.DataFrame, lam: float) -> pd.Series:

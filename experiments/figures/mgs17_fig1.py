@@ -7,7 +7,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.data import catalog
 from experiments.figures import Claim, Drawing, title_with_legend, unchecked
 from experiments.figures.accuracy_curves import (
     CLOSE,
@@ -96,7 +95,7 @@ def final_lifetimes(runs) -> dict[tuple[str, float], float]:
         scale = scale_of(run)
         if scale is None:
             continue
-        d = catalog.entry(run.dataset).shape["n_features"]
+        d = run.n_features
         out[dataset_title(run.dataset), scale] = lifetime_at(int(run.curves["step"].iloc[-1]), scale, d)
     return out
 

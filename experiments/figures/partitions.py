@@ -20,6 +20,28 @@ def root_of(nodes: pd.DataFrame) -> int:
     return int(nodes.loc[nodes["parent"] < 0, "node"].iloc[0])
 
 
+def members(nodes: pd.DataFrame, X: np.ndarray) -> dict[int, np.ndarray]:
+    """The indices of the points of X below each node, routed from the root (all of them there), x[feature] <=
+    threshold to the left: every node of the tree a key, a parent before its children. The figures' one routing of
+    points down a node table (independent of the library's, which the figures check)."""
+    below = {root_of(nodes): np.arange(len(X))}
+    stack = [root_of(nodes)]
+    while stack:
+        j = stack.pop()
+        n = nodes.loc[j]
+        if n["left"] < 0:
+            continue
+        goes_left = X[below[j], int(n["feature"])] <= n["threshold"]
+        below[int(n["left"])], below[int(n["right"])] = below[j][goes_left], below[j][~goes_left]
+        stack += [int(n["left"]), int(n["right"])]
+    return below
+
+
+def path_of(nodes: pd.DataFrame, x: np.ndarray) -> list[int]:
+    """The nodes from the root down to the leaf whose cell holds the point x."""
+    return [j for j, below in members(nodes, np.asarray(x)[None, :]).items() if len(below)]
+
+
 def tree_layout(nodes: pd.DataFrame) -> tuple[dict[int, float], list[int]]:
     """x position of each node (leaves in order, parents centred over their children) and the leaf order."""
     left, right = nodes["left"].to_numpy(), nodes["right"].to_numpy()

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures.partitions import root_of, tree_layout
+from experiments.figures.partitions import members, root_of, tree_layout
 
 ROOT_WORD = "ε"
 PATH = "tab:red"
@@ -45,31 +45,13 @@ def words(nodes: pd.DataFrame) -> dict[int, str]:
     return out
 
 
-def path_of(nodes: pd.DataFrame, x: np.ndarray) -> list[int]:
-    """The nodes from the root down to the leaf whose cell holds x (x_feature <= threshold to the left)."""
-    path = [root_of(nodes)]
-    while nodes.at[path[-1], "left"] >= 0:
-        n = nodes.loc[path[-1]]
-        path.append(int(n["left"] if x[int(n["feature"])] <= n["threshold"] else n["right"]))
-    return path
-
-
-def held(nodes: pd.DataFrame, X: np.ndarray) -> dict[int, list[int]]:
-    """The indices of the points below each node."""
-    out: dict[int, list[int]] = {int(j): [] for j in nodes.index}
-    for i, x in enumerate(X):
-        for j in path_of(nodes, x):
-            out[j].append(i)
-    return out
-
-
 def draw_word_tree(ax, nodes: pd.DataFrame, X: np.ndarray, names: list[str], path: list[int], colour=None) -> None:
     """The tree top-down with each node's word; leaves filled (with their points' names) or empty (no point); the
     path to the new point's leaf bold; ``colour(node)`` colours a node's marker (default black)."""
     x = layout(nodes)
     name = words(nodes)
     depth = {j: len(w) for j, w in name.items()}
-    below = held(nodes, X)
+    below = members(nodes, X)
     on_path = set(path)
     for j, n in nodes[nodes["parent"] >= 0].iterrows():
         p = int(n["parent"])
@@ -78,11 +60,11 @@ def draw_word_tree(ax, nodes: pd.DataFrame, X: np.ndarray, names: list[str], pat
                 zorder=1)  # fmt: skip
     for j in nodes.index:
         c = colour(j) if colour else "k"
-        empty = nodes.at[j, "left"] < 0 and not below[j]
+        empty = nodes.at[j, "left"] < 0 and len(below[j]) == 0
         ax.scatter(x[j], -depth[j], s=70, zorder=3, facecolor="white" if empty else c, edgecolor=c, lw=1.4)
         ax.annotate(name[j] or ROOT_WORD, (x[j], -depth[j]), xytext=(6, 4), textcoords="offset points", fontsize=7,
                     color="0.3")  # fmt: skip
-        if nodes.at[j, "left"] < 0 and below[j]:
+        if nodes.at[j, "left"] < 0 and len(below[j]):
             ax.annotate(", ".join(math_name(names[i]) for i in below[j]), (x[j], -depth[j]), xytext=(0, -15),
                         fontsize=9, textcoords="offset points", ha="center")  # fmt: skip
     ax.set(xlim=(min(x.values()) - 0.6, max(x.values()) + 0.6), ylim=(-max(depth.values()) - 0.7, 0.5))

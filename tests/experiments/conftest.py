@@ -10,8 +10,8 @@ import pytest
 from mlflow import MlflowClient
 
 from experiments import evidence
+from experiments.figure_catalog import figure_ids
 from experiments.locks import locked
-from experiments.regenerate import figure_ids
 from experiments.store import open_client
 from experiments.tracking import Tracker
 

@@ -288,7 +288,7 @@ def test_fig8_claims_pass_on_blocks_and_catch_a_depth_that_falls_where_the_signa
     ]  # fmt: skip
     assert all(c.passed for c in claims), claims
     grid = result.tables["grid"]
-    variation = amf_fig8.local_variation(grid["x"].to_numpy(), "blocks")
+    variation = amf_fig8.local_variation(grid["x"].to_numpy(), as_run(result, trial).signal)
     grid["weighted_depth"] = 10.0 - variation  # deeper where the signal is flat
     claims = amf_fig8.claims([as_run(result, trial)], {})
     assert not claims[0].passed and not claims[1].passed
@@ -298,16 +298,17 @@ def signal_run(signal: str, depth_of_variation, prediction=None) -> RunRecord:
     """A run of amf-fig8 on a grid of [0, 1] whose weighted depth is ``depth_of_variation(local variation, x)`` and
     whose reconstruction is the true signal (or ``prediction(truth, x)``), learnt from 2000 points of [0, 1]."""
     x = np.linspace(0, 1, 1000)
-    truth = synthetic.signal_function(x, signal)
-    variation = amf_fig8.local_variation(x, signal)
+    trial = {"dataset": {"load": {"signal": signal, "noise": 0.03}}}
+    run = RunRecord("test", "test", trial, {}, pd.DataFrame())
+    truth = run.signal(x)
+    variation = amf_fig8.local_variation(x, run.signal)
     grid = pd.DataFrame({
         "x": x,
         "prediction": truth if prediction is None else prediction(truth, x),
         "weighted_depth": depth_of_variation(variation, x),
     })  # fmt: skip
-    points = pd.DataFrame({"x": np.linspace(0, 1, 2000), "y": 0.0})
-    trial = {"dataset": {"load": {"signal": signal, "noise": 0.03}}}
-    return RunRecord("test", "test", trial, {}, pd.DataFrame(), {"grid": grid, "points": points})
+    run.tables = {"grid": grid, "points": pd.DataFrame({"x": np.linspace(0, 1, 2000), "y": 0.0})}
+    return run
 
 
 def test_fig8_wherever_is_read_point_by_point_over_the_roughest_tenth():

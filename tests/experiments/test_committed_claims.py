@@ -112,7 +112,7 @@ def test_the_report_names_the_commit_each_figure_ran_at(in_repo):
 def test_every_figure_and_table_id_has_committed_evidence():
     """The report leaves no id "not run": each has the runs of one profile in the committed evidence (the paper's,
     or offline on copies of its data or on other data of the same kind)."""
-    from experiments.regenerate import figure_ids
+    from experiments.figure_catalog import figure_ids
 
     drawn = {figure_id for _, figure_id in figures()}
     assert [figure_id for figure_id in figure_ids() if figure_id not in drawn] == []

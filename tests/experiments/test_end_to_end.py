@@ -6,8 +6,8 @@ import re
 import pytest
 from mlflow import MlflowClient
 
+from experiments.figure_catalog import figure_ids
 from experiments.figures import CHECKED, Claim
-from experiments.regenerate import figure_ids
 
 FIGURES = {
     "mgs20-fig1": 1,

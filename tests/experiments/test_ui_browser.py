@@ -11,7 +11,8 @@ from ui_server import serving
 from experiments import evidence, evidence_store
 from experiments.figure_catalog import evidence_experiment_ids
 from experiments.run_view import CLAIMS_PAGE
-from experiments.ui import browser, figure_run_url, headless, run_url, runs_url
+from experiments.ui import browser, headless
+from experiments.ui_addresses import figure_run_url, run_url, runs_url
 
 UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
