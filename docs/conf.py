@@ -25,7 +25,9 @@ nitpicky = True  # a reference that does not resolve (a See Also entry, a :class
 
 # -- the API reference -----------------------------------------------------------------------------------------------
 autosummary_generate = True
-autosummary_ignore_module_all = False  # a module's __all__ is its public API (mondrian.hull's kernel helpers are not)
+autosummary_ignore_module_all = (
+    False  # a module's __all__ is its public API (mondrian.bsp.hull's kernel helpers are not)
+)
 autodoc_typehints = "none"  # the types are in the docstrings' Parameters and Returns
 autodoc_preserve_defaults = True  # signatures show defaults as written (np.inf, not inf)
 autodoc_member_order = "bysource"

@@ -3,7 +3,7 @@
 A tree is a struct of parallel arrays, a named tuple (what the numba kernels read) with one row per node, never a
 Python object per node. Every layout has the links ``parent``, ``left`` and ``right`` (``NO_NODE`` for none) first
 and the one-element counters ``n_nodes`` (rows in use) and ``root`` (``NO_NODE`` while the tree is empty) last; it
-adds its own columns between them (``mondrian._nodes``: the Mondrian trees' split and box; ``mondrian._bsp_nodes``:
+adds its own columns between them (``mondrian._nodes``: the Mondrian trees' split and box; ``mondrian.bsp._nodes``:
 a BSP tree's cut, statistics, point lists and hulls).
 
 The arrays grow in Python, between kernel calls: the caller makes room (``Columns.with_room``), or a kernel stops

@@ -26,9 +26,9 @@ import numpy as np
 
 from experiments.bench.bsp import points
 from mondrian import OnlineBSPForestRegressor
-from mondrian._bsp import _descend
-from mondrian._orient import certain_orientation
-from mondrian.hull import UNDECIDED, contains, locate, perimeter_at
+from mondrian.bsp._kernels import _descend
+from mondrian.bsp._orient import certain_orientation
+from mondrian.bsp.hull import UNDECIDED, contains, locate, perimeter_at
 
 FIT, N_SAMPLES = 4000, 5000
 

@@ -2,7 +2,7 @@
 a small 2-D example (Fig. 2), and a BSP tree beside a Mondrian tree on the same data with a line slice (Fig. 6).
 
 Trees are the estimators' own (``OnlineBSPForestRegressor`` / ``Classifier``, one tree, or many for the line slice)
-and the steps of a cut use the kernels of ``mondrian.hull``; the tables hold what the figures draw: hull vertices
+and the steps of a cut use the kernels of ``mondrian.bsp.hull``; the tables hold what the figures draw: hull vertices
 (long format: node, pair, order, x, y), cuts (pair, direction (c, s), position u, time) and points.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 from experiments.protocols.process import partition_table
 from experiments.protocols.result import TrialResult
 from mondrian import MondrianForestClassifier, OnlineBSPForestClassifier, OnlineBSPForestRegressor
-from mondrian.hull import hull_of, perimeter, projection_range
+from mondrian.bsp.hull import hull_of, perimeter, projection_range
 
 # The illustrations draw the BSP process itself (a realisation at a budget, Lemma 2's line slice) and its online
 # update, whose Fig. 2 text has new cuts in a leaf come from "a larger budget tau_7": the leaf rule that keeps the

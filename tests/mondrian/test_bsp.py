@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor, _bsp
-from mondrian._bsp import MAX_UNCUT
-from mondrian._bsp_nodes import NO_HULLS, NO_SLOT, class_length, slot_length, with_room
+from mondrian import OnlineBSPForestClassifier, OnlineBSPForestRegressor
 from mondrian._points import points_of
-from mondrian.hull import hull_of, perimeter
+from mondrian.bsp import _kernels as _bsp
+from mondrian.bsp._kernels import MAX_UNCUT
+from mondrian.bsp._nodes import NO_HULLS, NO_SLOT, class_length, slot_length, with_room
+from mondrian.bsp.hull import hull_of, perimeter
 
 SETTINGS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 

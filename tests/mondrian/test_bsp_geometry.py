@@ -1,4 +1,4 @@
-"""The planar geometry of BSP cuts (``mondrian.hull``).
+"""The planar geometry of BSP cuts (``mondrian.bsp.hull``).
 
 - Hulls equal scipy's (random sets) and are convex, counter-clockwise and hold every point (hypothesis, small grids
   with duplicates and collinear points); adding a point equals the hull of the union; perimeters and projection
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.spatial import ConvexHull
 
-from mondrian.hull import (
+from mondrian.bsp.hull import (
     UNDECIDED,
     contains,
     distance_to_hull,

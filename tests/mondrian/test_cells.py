@@ -1,4 +1,4 @@
-"""Purely random Mondrian partitions fitted to data (MGS20's trees, ``mondrian._cells``).
+"""Purely random Mondrian partitions fitted to data (MGS20's trees, ``mondrian.partition._cells``).
 
 - Law (statistical, exact): the cell holding a point x of MP(lam, [0,1]^d) is prod_j [x_j - L_j, x_j + R_j] with
   L_j, R_j independent, L_j = min(E, x_j), R_j = min(E', 1 - x_j), E, E' ~ Exp(lam) (MGS20 Proposition 1). Checked on
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mondrian import _cells
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._route import leaf_of
+from mondrian.partition import _cells
 
 
 def sampled(X, y, lifetime, rng, n_outputs=1, onehot=False):

@@ -1,7 +1,7 @@
-"""The kernels' hypot (``mondrian._hypot``) equals ``np.hypot`` to the last bit where libm is glibc 2.35 or later (its
-algorithm): perimeters, and the trees' rates and draws, keep their values. Coordinate differences of uniform points
-and of points on a grid (zeros, equal sides), and pairs of any magnitude and ratio (the scaled paths, the sums of a
-side and a negligible one)."""
+"""The kernels' hypot (``mondrian.bsp._hypot``) equals ``np.hypot`` to the last bit where libm is glibc 2.35 or
+later (its algorithm): perimeters, and the trees' rates and draws, keep their values. Coordinate differences of
+uniform points and of points on a grid (zeros, equal sides), and pairs of any magnitude and ratio (the scaled
+paths, the sums of a side and a negligible one)."""
 
 import platform
 
@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pytest
 
-from mondrian._hypot import hypot
+from mondrian.bsp._hypot import hypot
 
 libc, version = platform.libc_ver()
 pytestmark = pytest.mark.skipif(

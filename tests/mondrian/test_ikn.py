@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_state import assert_equal_nested, tree_state, used_tree_state
 
-from mondrian import _ikn
 from mondrian._nodes import NO_NODE, empty_tree
+from mondrian.forest import _ikn
 from mondrian.tree import MondrianTree
 
 SETTINGS = settings(

@@ -14,9 +14,9 @@ import pytest
 
 from mondrian import MondrianForestClassifier, OnlineBSPForestClassifier, OnlineRandomForestClassifier
 from mondrian._base_tree import BaseTree
-from mondrian._bsp_nodes import HULL_COLUMNS, NODE_COLUMNS, BSPArrays, empty_bsp_tree, with_room
 from mondrian._node_arrays import LINKS, NO_NODE, capacity, take_node
 from mondrian._nodes import COLUMNS, TreeArrays, empty_tree, reserved
+from mondrian.bsp._nodes import HULL_COLUMNS, NODE_COLUMNS, BSPArrays, empty_bsp_tree, with_room
 from mondrian.tree import MondrianTree
 
 LAYOUTS = [

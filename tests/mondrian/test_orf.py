@@ -1,4 +1,4 @@
-"""OnlineRandomForestClassifier, ORF-Saffari (Saffari et al. 2009), and its kernels (``mondrian._orf``).
+"""OnlineRandomForestClassifier, ORF-Saffari (Saffari et al. 2009), and its kernels (``mondrian.orf._kernels``).
 
 - The split rule, exactly: replaying weighted updates through the kernel one at a time, a leaf splits iff it has
   seen a weight >= min_samples_split since its tests were drawn and its best test's gain (Gini, entropy or the
@@ -39,10 +39,10 @@ from model_state import assert_equal_nested
 from scipy import stats as scipy_stats
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mondrian import _orf
 from mondrian._nodes import NO_NODE
 from mondrian._route import leaf_of
 from mondrian.orf import OnlineRandomForestClassifier, OnlineRandomTree
+from mondrian.orf import _kernels as _orf
 
 SETTINGS = settings(
     max_examples=60,

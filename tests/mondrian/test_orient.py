@@ -1,4 +1,4 @@
-"""The exact orientation predicate (``mondrian._orient``): its sign equals the sign of the determinant computed in
+"""The exact orientation predicate (``mondrian.bsp._orient``): its sign equals the sign of the determinant computed in
 rationals, on triples that are nearly collinear (where the floating-point cross product takes the wrong sign) and on
 random ones (magnitudes whose products stay above the subnormal range); its value is the floating-point cross product
 wherever that sign is certain. ``certain_orientation`` (the part the hull kernels inline) gives the same sign
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mondrian._orient import certain_orientation, orientation
+from mondrian.bsp._orient import certain_orientation, orientation
 
 
 def exact_sign(ox, oy, ax, ay, bx, by):

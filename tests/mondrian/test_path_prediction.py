@@ -18,7 +18,8 @@ from samples import regression
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mondrian import MondrianForestRegressor, _path_mean
+from mondrian import MondrianForestRegressor
+from mondrian.forest import _path_mean
 
 
 def queries(n=200, d=3, seed=9):

@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 from model_state import assert_equal_nested, leaf_points, used_tree_state
 from test_ikn import assert_counts_exact
 
-from mondrian import MondrianForestClassifier, _paused
+from mondrian import MondrianForestClassifier
 from mondrian._extend import is_paused
-from mondrian._family_points import PointFamily
 from mondrian._nodes import NO_NODE
+from mondrian.forest import _paused
+from mondrian.forest._family_points import PointFamily
 
 
 def paused_forest(**params):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mondrian import _orf
 from mondrian._family import add_tree_predictions, largest_float
-from mondrian._orf_tree import OnlineRandomTree
 from mondrian._schedule import Schedule
+from mondrian.orf import _kernels as _orf
+from mondrian.orf._tree import OnlineRandomTree
 
 
 class OnlineRandomFamily:

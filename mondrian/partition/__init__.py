@@ -1,7 +1,7 @@
 """MGS20's purely random Mondrian forests: ``MondrianPartitionForestRegressor`` and ``...Classifier``.
 
 Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
-lie (``mondrian._cells``: the cost follows the number of cells holding points, not (1 + lifetime)^d); a cell
+lie (``mondrian.partition._cells``: the cost follows the number of cells holding points, not (1 + lifetime)^d); a cell
 predicts the mean label of the training points it holds, ``empty_value`` when it holds none (MGS20: 0). The forest
 averages its trees, each fitted on all the data (no bootstrap). The partition at a smaller lifetime is the same
 tree pruned at it, so one fitted forest predicts at every lifetime up to its own (MGS20's nested estimators).
@@ -26,7 +26,6 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mondrian import _cells
 from mondrian._forest import unchanged_on_failure, writeable
 from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
@@ -42,6 +41,7 @@ from mondrian._validation import (
     check_params,
     tree_streams,
 )
+from mondrian.partition import _cells
 from mondrian.tree import MondrianTree
 
 # The largest expected number of cells of a whole partition the forests take by default (only those around the data

@@ -12,10 +12,10 @@ depends on that order. A node that keeps no hulls has no row in the hull tables 
 
 import numpy as np
 
-from mondrian._bsp_nodes import MAX_UNCUT, NO_HULLS, vertices
 from mondrian._compile import kernel
 from mondrian._points import points_of
-from mondrian.hull import hull_into, hull_with_into
+from mondrian.bsp._nodes import MAX_UNCUT, NO_HULLS, vertices
+from mondrian.bsp.hull import hull_into, hull_with_into
 
 
 @kernel(inline="always")

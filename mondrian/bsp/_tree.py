@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from mondrian._base_tree import BaseTree
-from mondrian._bsp_nodes import HULL_COLUMNS, NODE_COLUMNS, BSPArrays, empty_bsp_tree, with_room
 from mondrian._points import empty_lists
-from mondrian._small_blocks import block_hull
+from mondrian.bsp._nodes import HULL_COLUMNS, NODE_COLUMNS, BSPArrays, empty_bsp_tree, with_room
+from mondrian.bsp._small_blocks import block_hull
 
 
 class BSPTree(BaseTree):
@@ -85,7 +85,7 @@ class BSPTree(BaseTree):
         Returns
         -------
         ndarray of int32
-            The rows of ``X`` on the block's convex hull, counter-clockwise (see ``mondrian.hull``).
+            The rows of ``X`` on the block's convex hull, counter-clockwise (see ``mondrian.bsp.hull``).
         """
         return block_hull(self.nodes, self.next_point, X, pairs, node, pair)
 

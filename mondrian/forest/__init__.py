@@ -25,9 +25,8 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _ikn, _leaf_mean, _path_mean, _schedule
+from mondrian import _leaf_mean, _schedule
 from mondrian._family import MondrianFamily, TreeFamily
-from mondrian._family_points import IncreasingFamily, PausedFamily
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._keyword_only import keyword_only
 from mondrian._schedule import Schedule
@@ -41,6 +40,8 @@ from mondrian._validation import (
     Interval,
     check_params,
 )
+from mondrian.forest import _ikn, _path_mean
+from mondrian.forest._family_points import IncreasingFamily, PausedFamily
 
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
 

@@ -23,7 +23,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mondrian._bsp_nodes import (
+from mondrian._compile import kernel
+from mondrian._nodes import NO_NODE, replace_child
+from mondrian._points import NO_POINT, add_point, points_of
+from mondrian._process import choose_proportional
+from mondrian._schedule import value_at
+from mondrian.bsp._nodes import (
     MAX_POOL,
     MAX_UNCUT,
     goes_left,
@@ -39,13 +44,8 @@ from mondrian._bsp_nodes import (
     with_pool_room,
     with_room,
 )
-from mondrian._compile import kernel
-from mondrian._nodes import NO_NODE, replace_child
-from mondrian._points import NO_POINT, add_point, points_of
-from mondrian._process import choose_proportional
-from mondrian._schedule import value_at
-from mondrian._small_blocks import has_hulls, leaf_hull_into
-from mondrian.hull import (
+from mondrian.bsp._small_blocks import has_hulls, leaf_hull_into
+from mondrian.bsp.hull import (
     UNDECIDED,
     contains,
     hull_with,

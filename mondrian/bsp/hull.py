@@ -9,7 +9,7 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 (for the isotropic line measure) among the lines that hit the hull: the BSP process's cut.
 
 >>> import numpy as np
->>> from mondrian.hull import hull_of, perimeter
+>>> from mondrian.bsp.hull import hull_of, perimeter
 >>> # a unit square and a point inside it
 >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 0.2], [1.0, 1.0], [0.0, 1.0]])
 >>> out = np.empty(5, np.int64)
@@ -23,9 +23,9 @@ of a segment), so drawing theta proportionally to the width, then u uniformly ac
 import numpy as np
 
 from mondrian._compile import kernel
-from mondrian._hypot import hypot
-from mondrian._orient import certain_orientation, orientation
 from mondrian._process import uniform_below
+from mondrian.bsp._hypot import hypot
+from mondrian.bsp._orient import certain_orientation, orientation
 
 __all__ = [
     "contains",

@@ -20,15 +20,15 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _bsp_family
-from mondrian._bsp_family import LEAF_SAMPLINGS, BSPFamily
-from mondrian._bsp_tree import BSPTree as BSPTree  # its former home: imports, pickles
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._keyword_only import keyword_only
 from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, INCREASING, POSITIVE_FINITE, VOTES
+from mondrian.bsp import _family as _bsp_family
+from mondrian.bsp._family import LEAF_SAMPLINGS, BSPFamily
+from mondrian.bsp._tree import BSPTree as BSPTree  # its former home: imports, pickles
 
 
 def dimension_pairs(n_features: int) -> np.ndarray:
@@ -151,7 +151,7 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
     --------
     OnlineBSPForestRegressor : The same trees for regression.
     mondrian.forest.MondrianForestClassifier : Axis-aligned Mondrian cuts, with the same increasing schedule.
-    mondrian.hull : The planar geometry of the cuts.
+    mondrian.bsp.hull : The planar geometry of the cuts.
 
     Notes
     -----

@@ -25,12 +25,12 @@ import numpy as np
 from mondrian import _leaf_mean
 from mondrian._compile import kernel
 from mondrian._extend import SPLIT_LEAVES, extend, extension_rate, first_outside
-from mondrian._ikn import separate, time_above
-from mondrian._increasing import _learn_one, _start, total_rate
 from mondrian._leaf_mean import add_target
 from mondrian._nodes import NO_NODE, capacity, is_leaf
 from mondrian._route import leaf_of, path_of
 from mondrian._schedule import lifetime_at
+from mondrian.forest._ikn import separate, time_above
+from mondrian.forest._increasing import _learn_one, _start, total_rate
 
 # The trees and their learning are the leaf mean's: only predictions differ.
 n_stats = _leaf_mean.n_stats

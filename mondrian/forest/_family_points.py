@@ -5,10 +5,10 @@ their forecaster, as ``MondrianFamily``."""
 
 from __future__ import annotations
 
-from mondrian import _increasing, _path_mean, _paused
 from mondrian._family import MondrianFamily
 from mondrian._points import PointStore
 from mondrian._schedule import Schedule
+from mondrian.forest import _increasing, _path_mean, _paused
 from mondrian.tree import MondrianTree
 
 

@@ -17,7 +17,6 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _amf
 from mondrian._family import MondrianFamily
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._keyword_only import keyword_only
@@ -26,6 +25,7 @@ from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
 from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
+from mondrian.amf import _kernels as _amf
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from mondrian._compile import kernel
 from mondrian._extend import KEEP_PAUSED_LEAVES, is_paused
-from mondrian._ikn import add_prediction, count_up, learn_one, prediction_scratch
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
 from mondrian._process import sample_paused_block
 from mondrian._route import path_of
+from mondrian.forest._ikn import add_prediction, count_up, learn_one, prediction_scratch
 
 
 @kernel

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mondrian import _bsp
-from mondrian._bsp_tree import BSPTree
 from mondrian._points import PointStore
 from mondrian._schedule import Schedule
+from mondrian.bsp import _kernels as _bsp
+from mondrian.bsp._tree import BSPTree
 
 LEAF_SAMPLINGS = {"law": _bsp.LAW, "text": _bsp.TEXT}
 

@@ -2,7 +2,7 @@
 forests"), LRT14's online baseline: ``OnlineRandomForestClassifier``.
 
 Trees grow from an empty root; every leaf keeps random candidate tests whose class statistics each new point
-updates, and splits on the best one once it has seen enough points (see ``mondrian._orf``). Online bagging gives
+updates, and splits on the best one once it has seen enough points (see ``mondrian.orf._kernels``). Online bagging gives
 each point a Poisson(1) weight per tree. The forest averages its trees' leaf label distributions.
 """
 
@@ -15,14 +15,14 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
-from mondrian import _orf
 from mondrian._forest import Classification, OnlineForest
 from mondrian._keyword_only import keyword_only
-from mondrian._orf_family import OnlineRandomFamily
-from mondrian._orf_tree import OnlineRandomTree as OnlineRandomTree  # its former home: imports, pickles
 from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
 from mondrian._validation import CLASSES, POSITIVE_INT, Interval
+from mondrian.orf import _kernels as _orf
+from mondrian.orf._family import OnlineRandomFamily
+from mondrian.orf._tree import OnlineRandomTree as OnlineRandomTree  # its former home: imports, pickles
 
 _FINITE_NON_NEGATIVE = Interval(Real, 0, None, closed="left")  # [0, inf)
 _FINITE = Interval(Real, None, None, closed="neither")

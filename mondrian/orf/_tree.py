@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mondrian import _orf
 from mondrian._nodes import NO_NODE, empty_tree
 from mondrian._split_tree import SplitTree
+from mondrian.orf import _kernels as _orf
 from mondrian.tree import MondrianTree
 
 

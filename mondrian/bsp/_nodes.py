@@ -1,7 +1,8 @@
 """Node-array storage of a BSP tree (Fan, Li and Sisson 2020).
 
 One row per node, as every tree of the project, plus hull tables and a pool of hull vertices: the block of a node is
-the convex hull of the points it holds, kept through its 2-D projections, one per dimension pair (``mondrian.hull``).
+the convex hull of the points it holds, kept through its 2-D projections, one per dimension pair
+(``mondrian.bsp.hull``).
 A node that keeps hulls has a row r = ``hull_row[v]`` of the hull tables: its hull in pair p is
 ``pool[hull_start[r, p] : hull_start[r, p] + hull_size[r, p]]`` (row indices of the forest's point store,
 counter-clockwise, int32), its perimeter ``perimeter[r, p]`` (``hull.perimeter`` of those vertices, kept so that an
