@@ -4,8 +4,8 @@ trees learnt by a forecaster's kernels (``MondrianFamily``: the leaf mean, IKN, 
 An online forest (``OnlineForest``) validates, makes one random stream per tree, runs the trees in threads and keeps
 a failed call from changing the model; it picks its family (``_family``), which makes the trees, learns, runs the
 progressive loop, predicts and tells the box of the data learnt. The families whose trees keep their points (paused
-blocks, the increasing lifetime) are in ``_family_points``; the online random forest's and the BSP forest's beside
-their kernels (``_orf_family``, ``_bsp_family``).
+blocks, the increasing lifetime) are in ``mondrian.forest._family_points``; the online random forest's and the BSP
+forest's beside their kernels (``mondrian.orf._family``, ``mondrian.bsp._family``).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ overrides more than 4 methods of the bases every family shares (it picks a tree 
 Mondrian forests' lifetime and the BSP forests' budget alike."""
 
 import ast
+import importlib.util
 import inspect
 from pathlib import Path
 
@@ -78,3 +79,13 @@ def test_the_increasing_schedule_is_written_once():
         if is_increasing_exponent(node)
     ]
     assert written == ["mondrian/_schedule.py"]
+
+
+def test_the_design_pages_picture_draws_the_codes_import_graph():
+    """docs/guide/import-graph.png's arrows (written beside it as text) are those of the code today: after a change
+    of the layers, ``python scripts/import_graph.py`` draws it again."""
+    spec = importlib.util.spec_from_file_location("import_graph", LIBRARY.parent / "scripts" / "import_graph.py")
+    import_graph = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(import_graph)
+    drawn = (LIBRARY.parent / "docs" / "guide" / "import-graph.txt").read_text()
+    assert drawn == import_graph.edges_text(import_graph.arrows(import_graph.layers_module()))

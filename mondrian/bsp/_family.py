@@ -1,4 +1,4 @@
-"""The BSP forest's tree family (Fan, Li and Sisson's binary space partitioning trees, ``_bsp``): cuts in pairs of
+"""The BSP forest's tree family (Fan, Li and Sisson's binary space partitioning trees, ``_kernels``): cuts in pairs of
 features, points kept once for all trees in the forest's ``points_``, the budget the forest's ``_schedule``."""
 
 from __future__ import annotations

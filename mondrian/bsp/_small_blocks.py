@@ -1,13 +1,13 @@
 """Small blocks of the online BSP tree (Fan, Li and Sisson 2020): a leaf of at most 3 points keeps no hulls.
 
-Such a block is never cut (``MAX_UNCUT``), and a cut separating a new point goes above a leaf only when it holds
-more (``_bsp.insert``): its hulls and perimeters take no part in an update until a fourth point joins it. Half of a
+Such a block is never cut (``MAX_UNCUT``), and a cut separating a new point goes above a leaf only when it holds more
+(``_kernels.insert``): its hulls and perimeters take no part in an update until a fourth point joins it. Half of a
 tree's nodes are such leaves; their hulls took 40 % of the hull pool. They are computed from the leaf's points when
-needed (its fourth point, ``_bsp._set_leaf_hulls``; ``block_hull``) as the tree would have built them, to the rows: the
-hull of the points the leaf was made with (``initial_points``, the last ones of its list; one for a new leaf) taken
-at once in its list's order (``hull.hull_of``, as ``_bsp._cut_leaf`` does), then grown by the others one at a time
+needed (its fourth point, ``_kernels._set_leaf_hulls``; ``block_hull``) as the tree would have built them, to the rows:
+the hull of the points the leaf was made with (``initial_points``, the last ones of its list; one for a new leaf) taken
+at once in its list's order (``hull.hull_of``, as ``_kernels._cut_leaf`` does), then grown by the others one at a time
 in the order they came (``hull.hull_with``, as updates grow them). Which of two points equal in a pair a hull keeps
-depends on that order. A node that keeps no hulls has no row in the hull tables (``_bsp_nodes``).
+depends on that order. A node that keeps no hulls has no row in the hull tables (``_nodes``).
 """
 
 import numpy as np

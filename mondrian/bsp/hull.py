@@ -267,7 +267,7 @@ def locate(X, vertices, start, h, d1, d2, z1, z2):
     A point or a segment: equal to it, or on it. A polygon: in the wedge of its first vertex o and in the triangle
     (o, v_k, v_k+1) of the fan whose wedge holds it, found by bisection (with exact signs, the answer of the edge
     scan of ``contains``). No allocation and no call: the kernels test a point against O(log depth) hulls per pair
-    this way (``_bsp._outside_from``).
+    this way (``_kernels._outside_from``).
     """
     a = vertices[start]
     ax, ay = X[a, d1], X[a, d2]

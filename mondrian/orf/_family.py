@@ -1,4 +1,4 @@
-"""The online random forest's tree family (Saffari et al.'s trees, ``_orf``): trees that grow from an empty root by
+"""The online random forest's tree family (Saffari et al.'s trees, ``_kernels``): trees that grow from an empty root by
 candidate tests, without Mondrian times or boxes of the data."""
 
 from __future__ import annotations
