@@ -9,9 +9,10 @@ import copy
 import math
 import numbers
 from contextlib import contextmanager, nullcontext
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -89,7 +90,7 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
         "n_jobs": N_JOBS,
     }
 
-    _stats_dtype = np.float64  # the precision of the node statistics
+    _stats_dtype: type[np.floating] = np.float64  # the precision of the node statistics (AMFClassifier's: float32)
     # river's evaluation functions (``river.evaluate.progressive_val_score``) read this of a model: it learns from
     # labels. Nothing else in river is assumed (register the class with ``river.base.Classifier.register``).
     _supervised = True
@@ -98,21 +99,23 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
     def _check_forecaster_params(self) -> Schedule:
         """Check what the constraints cannot express (one parameter's meaning depending on another); return the
         trees' lifetime schedule."""
-        ...
+        raise NotImplementedError
 
     @property
     def _family(self) -> TreeFamily:
         """The family of the trees (the fitted ones', or those the parameters make before any)."""
-        ...
+        raise NotImplementedError
 
     def _kernel_params(self) -> np.ndarray:
         """The kernels' parameters from the estimator's (fixed at each call that learns: ``predict_params_``)."""
         return self._family.kernel_params(self)
 
     @property
-    def _n_outputs(self) -> int: ...
+    def _n_outputs(self) -> int:
+        raise NotImplementedError
 
-    def _prior(self) -> np.ndarray: ...
+    def _prior(self) -> np.ndarray:
+        raise NotImplementedError
 
     # -- shared machinery -----------------------------------------------------------------------
     def _check_params(self) -> Schedule:
@@ -298,6 +301,19 @@ class Classification:
 
     _onehot = True
 
+    if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
+        classes: ArrayLike | None  # the constructor's
+
+        def _partial_fit(self, X, y, classes=None): ...
+
+        def _progressive(self, X, y, classes=None) -> np.ndarray: ...
+
+        def _mean_prediction(self, X) -> np.ndarray: ...
+
+        def _learn_one(self, x, y): ...
+
+        def _predict_one_mean(self, x) -> list | None: ...
+
     def _validate_targets(self, y):
         check_classification_targets(y)
 
@@ -308,7 +324,7 @@ class Classification:
 
     def _check_unchanged(self, schedule) -> None:
         """As the forest's, and the constructor's ``classes``, if set, are those of the trees being extended."""
-        super()._check_unchanged(schedule)
+        super()._check_unchanged(schedule)  # type: ignore[misc]  # OnlineForest's: it follows in the MRO
         if self.classes is not None and not np.array_equal(np.unique(self.classes), self.classes_):
             raise ValueError(
                 f"classes={self.classes!r} differs from classes_={self.classes_!r} of the trees being extended; "
@@ -534,6 +550,19 @@ class Regression:
     """Target encoding and the public methods of a regressor forest."""
 
     _onehot = False
+
+    if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
+
+        def _partial_fit(self, X, y, classes=None): ...
+
+        def _progressive(self, X, y, classes=None) -> np.ndarray: ...
+
+        def _mean_prediction(self, X) -> np.ndarray: ...
+
+        def _learn_one(self, x, y): ...
+
+        def _predict_one_mean(self, x) -> list | None: ...
+
     # The largest |label| learnt: the sums of a leaf's labels stay finite up to 2^40 of them (a forest whose kernels
     # square labels lowers it).
     _max_label = float(np.finfo(np.float64).max) / 2.0**40
@@ -641,7 +670,8 @@ class Regression:
     def _one_target(self, y, typed):
         if isinstance(y, float | np.floating) or (isinstance(y, numbers.Real) and not isinstance(y, bool)):
             try:
-                return float(y) if math.isfinite(y) and abs(y) <= self._max_label else None
+                # (abs of a numbers.Real is a Real; typeshed types it as a protocol without comparisons)
+                return float(y) if math.isfinite(y) and abs(y) <= self._max_label else None  # type: ignore[operator]
             except OverflowError:  # an integer too large for a float: partial_fit refuses it
                 return None
         return None

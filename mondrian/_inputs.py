@@ -4,10 +4,15 @@ against what the kernels take."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._validation import check_params
+
+if TYPE_CHECKING:
+    from mondrian._family import TreeFamily
 
 
 def writeable(X: np.ndarray) -> np.ndarray:
@@ -19,15 +24,24 @@ class ForestInputs:
     """Input checks, mixed into ``OnlineForest``: they read its precision (``_dtype``), task (``_onehot`` and the
     target hooks the task mixins define) and tree family (the box it learnt, the widest side its kernels take)."""
 
-    _dtype = np.float64  # the precision of X in the trees (boxes) and in every kernel
+    # the precision of X in the trees (boxes) and in every kernel (AMF's: float32)
+    _dtype: type[np.floating] = np.float64
     _onehot: bool
 
+    if TYPE_CHECKING:  # what it reads of its host, OnlineForest (declared for the type checker only)
+
+        @property
+        def _family(self) -> TreeFamily: ...
+
     # hooks of the two tasks (``Classification``, ``Regression``)
-    def _validate_targets(self, y: np.ndarray) -> None: ...
+    def _validate_targets(self, y: np.ndarray) -> None:
+        raise NotImplementedError
 
-    def _start_targets(self, y: np.ndarray, classes) -> np.ndarray: ...
+    def _start_targets(self, y: np.ndarray, classes) -> np.ndarray:
+        raise NotImplementedError
 
-    def _targets(self, y: np.ndarray, classes) -> np.ndarray: ...
+    def _targets(self, y: np.ndarray, classes) -> np.ndarray:
+        raise NotImplementedError
 
     def _plain_X(self, X) -> np.ndarray | None:
         """X ready for the kernels when it is a plain case that scikit-learn's ``validate_data`` would only convert:

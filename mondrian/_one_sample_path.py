@@ -7,13 +7,18 @@ them (``learn_one_forest``, ``predict_one_forest``: one compiled call, the trees
 from __future__ import annotations
 
 import warnings
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from operator import attrgetter, is_
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
+
+if TYPE_CHECKING:
+    from mondrian._family import TreeFamily
+    from mondrian._schedule import Schedule
 
 
 @cache
@@ -61,8 +66,41 @@ class OneSamplePath:
     # which learn_one and predict_one use; else they go through partial_fit and predict on a one-row array.
     _one_sample_kernels = False
 
+    if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
+        n_features_in_: int
+        trees_: list
+        predict_params_: np.ndarray
+        _onehot: bool
+
+        @property
+        def _family(self) -> TreeFamily: ...
+
+        @property
+        def _n_outputs(self) -> int: ...
+
+        def _check_params(self) -> Schedule: ...
+
+        def _check_unchanged(self, schedule: Schedule) -> None: ...
+
+        def _kernel_params(self) -> np.ndarray: ...
+
+        def _predict_params(self) -> np.ndarray: ...
+
+        def _whole_or_unchanged(self) -> AbstractContextManager[dict]: ...
+
+        def partial_fit(self, X, y): ...
+
+        def _mean_prediction(self, X) -> np.ndarray: ...
+
+        def _check_range(self, X: np.ndarray, tree) -> None: ...
+
+        def _plain_X(self, X) -> np.ndarray | None: ...
+
+        def _plain_y(self, y, n_rows: int) -> bool: ...
+
     def __getstate__(self):
-        state = dict(super().__getstate__())
+        # BaseEstimator's (after the mixins in the host's MRO): a dict, where object's is typed as any object
+        state = dict(cast(dict, super().__getstate__()))
         state.pop("_typed_trees", None)  # numba typed lists over the trees: built again by the next one-sample call
         state.pop("_labels_of", None)
         return state
@@ -106,22 +144,22 @@ class OneSamplePath:
     def _learn_one_params(self, typed: TypedTrees) -> np.ndarray:
         """The kernel parameters learn_one uses: validated as partial_fit validates them, again only when a
         constructor parameter was set since."""
-        values = _param_values(type(self))(self)
+        values = _param_values(type(self))(self)  # type: ignore[arg-type]  # a class is Hashable: mypy misreads type[C]
         if not _same(values, typed.learnt_with):
             self._check_unchanged(self._check_params())
             params = self._kernel_params()
             learnt = self.predict_params_
             same = params.shape == learnt.shape and np.array_equal(params, learnt, equal_nan=True)
             typed.learn_params, typed.learnt_with = (learnt if same else params), values
-        return typed.learn_params
+        return typed.learn_params  # type: ignore[return-value]  # set with learnt_with, which _same found set
 
     def _predict_one_params(self, typed: TypedTrees) -> np.ndarray:
         """``_predict_params()``, computed again only when a constructor parameter or the learnt parameters
         changed since."""
-        values = (*_param_values(type(self))(self), self.predict_params_)
+        values = (*_param_values(type(self))(self), self.predict_params_)  # type: ignore[arg-type]  # (as above)
         if not _same(values, typed.predicted_with):
             typed.predict_params, typed.predicted_with = self._predict_params(), values
-        return typed.predict_params
+        return typed.predict_params  # type: ignore[return-value]  # set with predicted_with, which _same found set
 
     def _predicted_one(self, typed: TypedTrees, row: np.ndarray) -> np.ndarray | None:
         """The forest's prediction at the (1, n_features) row, through the one-sample kernel, in the model's

@@ -56,7 +56,7 @@ class _AMF(OnlineForest):
     @property
     def _family(self) -> MondrianFamily:
         """Mondrian trees with AMF's node statistics and kernels, learnt in blocks of 1024 rows."""
-        return _amf_family(type(self))
+        return _amf_family(type(self))  # type: ignore[arg-type]  # a class is Hashable: mypy misreads type[C]
 
     def _predict_params(self) -> np.ndarray:
         """The fitted parameters, but ``use_aggregation`` and ``prediction``, how a prediction is made, which may

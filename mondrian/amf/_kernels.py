@@ -56,7 +56,8 @@ def _exp_limits(d):
     """(EXP_FLOOR, LOG1P_LINEAR) in the precision of d (a typing-time choice, see the overload below)."""
 
 
-@overload(_exp_limits, jit_options={"cache": True, "nogil": True})
+# (numba's stubs leave "cache" out of jit_options, which overload passes on to its jit, caching the implementation)
+@overload(_exp_limits, jit_options={"cache": True, "nogil": True})  # type: ignore[typeddict-unknown-key]
 def _exp_limits_typed(d):
     limits = (EXP_FLOOR_32, LOG1P_LINEAR_32) if d == numba.types.float32 else (EXP_FLOOR, LOG1P_LINEAR)
     return lambda d: limits

@@ -87,6 +87,7 @@ class _OnlineBSPForest(OnlineForest):
     def _check_forecaster_params(self) -> Schedule:
         if isinstance(self.budget, str) and self.budget == INCREASING:
             return Schedule.growing(self.budget_scale)
+        assert not isinstance(self.budget, str)  # a number: the constraints (checked before) allow no other string
         return Schedule.fixed(self.budget)
 
     @takes_turns

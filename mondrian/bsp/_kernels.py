@@ -441,7 +441,8 @@ def insert(tree, pool, i, budget, next_point, X, Y, onehot, pairs, rate_scale, l
     top = _outside_from(hulls, pool, X, i, pairs, work.path, grown_depth, work.outside_from)
     need = _list_grown(tree, pairs, grown_depth, top, work)
     if need > work.vertices.shape[0]:  # large hulls: room of their own
-        work = Growth(*work[:-1], np.empty(need, np.int32))
+        # (mypy cannot count the fields star-unpacking gives: all but the last, then the last)
+        work = Growth(*work[:-1], np.empty(need, np.int32))  # type: ignore[call-arg]
     start = 0.0
     for level in range(depth):
         node = work.path[level]

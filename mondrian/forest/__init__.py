@@ -126,6 +126,7 @@ class _MondrianForest(OnlineForest):
                     f"min_samples_split={split} applies to lifetime='increasing' only; with a fixed lifetime it must "
                     "be 2 (every block that can be split is)"
                 )
+            assert not isinstance(self.lifetime, str)  # a number: the constraints (checked before) allow no other str
             return Schedule.fixed(self.lifetime)
         return Schedule.growing(self.lifetime_scale, split)
 
