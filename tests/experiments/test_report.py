@@ -107,7 +107,9 @@ def test_report_gives_every_registered_figure_a_verdict(quick_figures, tmp_path,
         assert (out.parent / entry.image).is_file()  # the image a link in both files points at
         assert f"]({entry.image})" in markdown and f'src="{entry.image}"' in page
         assert re.fullmatch(
-            r"http://127\.0\.0\.1:5000/#/experiments/\d+/runs/[0-9a-f]{32}\?workflowType=machine_learning", entry.link
+            r"http://127\.0\.0\.1:5000/#/experiments/\d+/runs/[0-9a-f]{32}/artifacts/claims\.html"
+            r"\?workflowType=machine_learning",
+            entry.link,
         )
         for claim in entry.printed:
             assert f'"{" ".join(claim["quote"].split())}" ({claim["where"]})' in markdown, claim["key"]
