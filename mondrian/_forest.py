@@ -22,6 +22,7 @@ from mondrian._inputs import writeable as writeable  # re-exported: partition.py
 from mondrian._interrupts import interrupts_deferred, rollback_ready
 from mondrian._one_sample_path import OneSamplePath
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
+from mondrian._river_hooks import RiverHooks
 from mondrian._schedule import Schedule
 from mondrian._threads import takes_turns
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
@@ -77,7 +78,7 @@ def unchanged_on_failure(estimator):
         raise
 
 
-class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
+class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
     """What every online Mondrian forest shares: validation, trees with their own random streams, threads,
     failure atomicity. A subclass picks its tree family (``_family``, a ``TreeFamily``: its trees, their kernels and
     kernel parameters), checks what its parameters' constraints cannot and gives its schedule
@@ -91,9 +92,6 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
     }
 
     _stats_dtype: type[np.floating] = np.float64  # the precision of the node statistics (AMFClassifier's: float32)
-    # river's evaluation functions (``river.evaluate.progressive_val_score``) read this of a model: it learns from
-    # labels. Nothing else in river is assumed (register the class with ``river.base.Classifier.register``).
-    _supervised = True
 
     # -- hooks of the estimator -----------------------------------------------------------------
     def _check_forecaster_params(self) -> Schedule:

