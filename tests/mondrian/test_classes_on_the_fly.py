@@ -16,6 +16,7 @@ counts are asserted:
 """
 
 import copy
+import itertools
 import pickle
 
 import numpy as np
@@ -159,7 +160,7 @@ def test_learn_one_learns_string_labels_as_they_come():
     blocks = AMFClassifier(n_estimators=3, random_state=0)
     firsts = np.unique(y, return_index=True)[1]
     bounds = np.unique(np.concatenate([firsts, np.arange(0, len(y), 7), [len(y)]]))
-    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+    for start, end in itertools.pairwise(bounds):
         blocks.partial_fit(X[start:end], y[start:end])
     assert blocks.classes_.tolist() == model.classes_.tolist()
     same_trees(blocks, model)
@@ -235,14 +236,14 @@ def test_given_classes_still_fix_them_and_errors_name_the_method_called():
         model.learn_one(X[1], "emu")
     with pytest.raises(ValueError, match=r"^partial_fit: y contains labels not in classes_: \['ant', 'emu'\]"):
         model.partial_fit(X[:3], np.array(["ant", "cat", "emu"]))
-    with pytest.raises(ValueError, match="^progressive_predict_proba: y contains labels not in classes_"):
+    with pytest.raises(ValueError, match=r"^progressive_predict_proba: y contains labels not in classes_"):
         model.progressive_predict_proba(X[:2], np.array(["emu", "cat"]))
-    with pytest.raises(ValueError, match="^fit: y contains labels not in classes_"):
+    with pytest.raises(ValueError, match=r"^fit: y contains labels not in classes_"):
         model.fit(X[:2], np.array(["emu", "cat"]))
-    with pytest.raises(ValueError, match="^progressive_predict_proba: classes=.* differs from classes_"):
+    with pytest.raises(ValueError, match=r"^progressive_predict_proba: classes=.* differs from classes_"):
         model.progressive_predict_proba(X[:2], np.array(["dog", "cat"]), classes=["cat"])
     first_call = MondrianForestClassifier(n_estimators=2, random_state=0).partial_fit(X[:5], y[:5], classes=LABELS)
-    with pytest.raises(ValueError, match="^learn_one: y contains labels not in classes_: \\['bee'\\]"):
+    with pytest.raises(ValueError, match=r"^learn_one: y contains labels not in classes_: \['bee'\]"):
         first_call.learn_one(X[5], "bee")
     assert first_call.classes_.tolist() == LABELS.tolist()
 
@@ -250,7 +251,7 @@ def test_given_classes_still_fix_them_and_errors_name_the_method_called():
 def test_labels_of_another_kind_are_refused():
     X, _ = _stream(10)
     model = AMFClassifier(n_estimators=2, random_state=0).partial_fit(X[:4], np.array([0, 1, 0, 1]))
-    with pytest.raises(ValueError, match="^partial_fit: y contains labels \\['a'\\] of another type"):
+    with pytest.raises(ValueError, match=r"^partial_fit: y contains labels \['a'\] of another type"):
         model.partial_fit(X[4:5], np.array(["a"]))
     with pytest.raises(ValueError, match="Unknown label type"):
         model.partial_fit(X[4:5], np.array([0.5]))  # a plain float y skips scikit-learn's validation
