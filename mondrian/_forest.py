@@ -9,7 +9,7 @@ import copy
 import math
 import numbers
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -320,6 +320,9 @@ class Classification:
 
         def _predict_one_mean(self, x) -> list | None: ...
 
+        @property
+        def _family(self) -> Any: ...  # a TreeFamily (Any: AMF's and MF's name their own family type)
+
     def _validate_targets(self, y):
         check_classification_targets(y)
 
@@ -346,9 +349,7 @@ class Classification:
             return None if self.classes is None else labels_array(self.classes)
         classes = labels_array(classes)
         if self.classes is not None and not np.array_equal(np.unique(classes), np.unique(self.classes)):
-            raise ValueError(
-                f"{called()}: classes={classes!r} differs from the estimator's classes={self.classes!r}"
-            )
+            raise ValueError(f"{called()}: classes={classes!r} differs from the estimator's classes={self.classes!r}")
         return classes
 
     def _targets(self, y, classes):
@@ -356,7 +357,9 @@ class Classification:
         order among a call's new labels: the columns of the probabilities keep their labels) unless the classes
         were given up front."""
         if classes is not None and not np.array_equal(np.unique(labels_array(classes)), np.unique(self.classes_)):
-            raise ValueError(f"{called()}: classes={classes!r} differs from classes_={self.classes_!r} of the first call")
+            raise ValueError(
+                f"{called()}: classes={classes!r} differs from classes_={self.classes_!r} of the first call"
+            )
         index, unknown = self._class_indices(y)
         if unknown.any():
             self._append_classes(np.unique(np.asarray(y)[unknown]))

@@ -30,7 +30,8 @@ classes : array-like of shape (n_classes,) or None, default=None
     Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
     from the first call on, and a label outside it is an error (``classes=`` given to a first ``partial_fit``
     fixes them the same way, and must agree with this). None: the classes are learnt as they come (river's
-    convention), the first call's sorted, each later new label appended (see ``classes_``).""",
+    convention), the first call's sorted, each later new label appended (see ``classes_``; what it costs in
+    progressive validation: ``AMFClassifier``'s Notes).""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0
