@@ -9,7 +9,7 @@ import copy
 import math
 import numbers
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -64,6 +64,40 @@ def _started_schedule(state: dict) -> Schedule:
     return Schedule.growing(lifetime[1]) if isinstance(lifetime, tuple) else Schedule.fixed(lifetime)
 
 
+def classes_given(classes, constructor):
+    """The labels named by a first call's ``classes`` or the constructor's (which must then agree), or None."""
+    if classes is None:
+        return None if constructor is None else labels_array(constructor)
+    classes = labels_array(classes)
+    if constructor is not None and not np.array_equal(np.unique(classes), np.unique(constructor)):
+        raise ValueError(f"{called()}: classes={classes!r} differs from the estimator's classes={constructor!r}")
+    return classes
+
+
+def class_indices(classes: np.ndarray, y) -> tuple[np.ndarray, np.ndarray]:
+    """The index in ``classes`` (in order of arrival: searched through a sorter) of each label of y, and which
+    labels are not there (their index then meaningless)."""
+    order = np.argsort(classes, kind="stable")
+    at = np.searchsorted(classes, y, sorter=order)
+    index = order[np.minimum(at, len(order) - 1)]
+    return index, classes[index] != y
+
+
+def appended(classes: np.ndarray, new: np.ndarray, fixed: bool) -> np.ndarray:
+    """``classes`` with the labels ``new`` after them (the trees get their statistics in ``_add_new_classes``);
+    refused if the classes were given up front (``fixed``), or if a label is not of their kind."""
+    if fixed:
+        raise ValueError(
+            f"{called()}: y contains labels not in classes_: {few(new)}; classes_ is {few(classes)}, every label "
+            "the model may learn, as given by classes= (leave classes out to learn new labels as they come)"
+        )
+    check_classification_targets(new)  # (a plain numeric y skipped validation: 0.5 is no label)
+    grown = np.concatenate([classes, new])
+    if not np.array_equal(grown[: len(classes)], classes):
+        raise ValueError(f"{called()}: y contains labels {few(new)} of another type than classes_ {few(classes)}")
+    return grown
+
+
 @contextmanager
 def unchanged_on_failure(estimator):
     """Restore the estimator's attributes if the block raises (validation sets some before failing). Yields the
@@ -116,10 +150,6 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
 
     def _prior(self) -> np.ndarray:
         raise NotImplementedError
-
-    def _add_new_classes(self, saved: dict) -> None:
-        """Give the fitted trees statistics for the outputs validation added since ``saved`` (a classifier's new
-        labels); called where the learning call may change the trees (``_rollback_from``)."""
 
     # -- shared machinery -----------------------------------------------------------------------
     def _check_params(self) -> Schedule:
@@ -184,6 +214,12 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
                 return nullcontext()
             saved.update(copy.deepcopy({name: saved[name] for name in ("trees_", "points_") if name in saved}))
         return rollback_ready()
+
+    def _add_new_classes(self, saved: dict) -> None:
+        """Give the fitted trees zero statistics for the labels a classifier's validation appended to ``classes_``
+        since ``saved``; called where the learning call may change the trees (``_rollback_from``)."""
+        if self._onehot and hasattr(self, "trees_") and (n_new := self._n_outputs - len(saved["classes_"])):
+            self._family.add_classes(self, n_new)
 
     def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
@@ -320,16 +356,13 @@ class Classification:
 
         def _predict_one_mean(self, x) -> list | None: ...
 
-        @property
-        def _family(self) -> Any: ...  # a TreeFamily (Any: AMF's and MF's name their own family type)
-
     def _validate_targets(self, y):
         check_classification_targets(y)
 
     def _start_targets(self, y, classes):
         """The first call's classes: those given (then every label the model may learn: ``_classes_fixed_``), else
         y's, sorted either way."""
-        given = self._classes_given(classes)
+        given = classes_given(classes, self.classes)
         self.classes_ = np.unique(y if given is None else given)
         self._classes_fixed_ = given is not None
         return self._targets(y, None)
@@ -343,15 +376,6 @@ class Classification:
                 "call fit to start again"
             )
 
-    def _classes_given(self, classes):
-        """The labels named by the first call's ``classes`` or the constructor's (which must then agree)."""
-        if classes is None:
-            return None if self.classes is None else labels_array(self.classes)
-        classes = labels_array(classes)
-        if self.classes is not None and not np.array_equal(np.unique(classes), np.unique(self.classes)):
-            raise ValueError(f"{called()}: classes={classes!r} differs from the estimator's classes={self.classes!r}")
-        return classes
-
     def _targets(self, y, classes):
         """y as indices into ``classes_``, which a label not seen before extends (appended, in ``np.unique``
         order among a call's new labels: the columns of the probabilities keep their labels) unless the classes
@@ -360,40 +384,12 @@ class Classification:
             raise ValueError(
                 f"{called()}: classes={classes!r} differs from classes_={self.classes_!r} of the first call"
             )
-        index, unknown = self._class_indices(y)
-        if unknown.any():
-            self._append_classes(np.unique(np.asarray(y)[unknown]))
-            index, _ = self._class_indices(y)
+        index, unknown = class_indices(self.classes_, y)
+        if unknown.any():  # (a model pickled before classes on the fly had them fixed)
+            new = np.unique(np.asarray(y)[unknown])
+            self.classes_ = appended(self.classes_, new, self.__dict__.get("_classes_fixed_", True))
+            index, _ = class_indices(self.classes_, y)
         return index.astype(np.float64)
-
-    def _class_indices(self, y) -> tuple[np.ndarray, np.ndarray]:
-        """The index in ``classes_`` of each label of y (arrival order: searched through a sorter), and which
-        labels are not there (their index then meaningless)."""
-        order = np.argsort(self.classes_, kind="stable")
-        at = np.searchsorted(self.classes_, y, sorter=order)
-        index = order[np.minimum(at, len(order) - 1)]
-        return index, self.classes_[index] != y
-
-    def _append_classes(self, new: np.ndarray) -> None:
-        """Append the labels ``new`` to ``classes_`` (the trees get their statistics in ``_add_new_classes``);
-        refused if the classes were given up front, or if a label is not of ``classes_``' kind."""
-        if self.__dict__.get("_classes_fixed_", True):
-            raise ValueError(
-                f"{called()}: y contains labels not in classes_: {few(new)}; classes_ is {few(self.classes_)}, "
-                "every label the model may learn, as given by classes= (leave classes out to learn new labels as "
-                "they come)"
-            )
-        check_classification_targets(new)  # (a plain numeric y skipped validation: 0.5 is no label)
-        grown = np.concatenate([self.classes_, new])
-        if not np.array_equal(grown[: len(self.classes_)], self.classes_):
-            raise ValueError(
-                f"{called()}: y contains labels {few(new)} of another type than classes_ {few(self.classes_)}"
-            )
-        self.classes_ = grown
-
-    def _add_new_classes(self, saved: dict) -> None:
-        if hasattr(self, "trees_") and (n_new := self.n_classes_ - len(saved["classes_"])):
-            self._family.add_classes(self, n_new)
 
     @property
     def _n_outputs(self) -> int:
