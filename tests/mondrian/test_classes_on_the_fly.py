@@ -258,3 +258,21 @@ def test_labels_of_another_kind_are_refused():
     assert model.classes_.tolist() == [0, 1]
     model.learn_one(X[5], 7)
     assert model.classes_.tolist() == [0, 1, 7]
+
+
+@pytest.mark.parametrize("name", ["mf-ikn-paused", "amf", "orf", "bsp"])
+def test_an_interrupt_after_the_trees_gained_new_classes_restores_them(name, monkeypatch):
+    """A long call copies the trees before changing them (``_rollback_from``): interrupted just after the trees
+    gained the new labels' statistics, it leaves the model as before, classes_ and statistics included."""
+    make, _ = CASES[name]
+    X, y = _stream()
+    model = make().partial_fit(X[:30], y[:30])
+    before = _state(model)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(type(model._family), "store", interrupted)  # the call after the trees grew
+    with pytest.raises(KeyboardInterrupt):
+        model.partial_fit(X[30:], y[30:])  # 90 rows, "emu" and "ant" new: long enough to copy the trees first
+    assert _state(model) == before
