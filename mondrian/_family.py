@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from mondrian._node_arrays import with_new_classes
 from mondrian._schedule import Schedule
 from mondrian.tree import MondrianTree
 
@@ -61,6 +62,11 @@ class TreeFamily(Protocol):
 
     def learnt_box(self, forest, tree) -> tuple[np.ndarray, np.ndarray] | None:
         """The box of the data ``tree`` has learnt, None if it has none to tell."""
+        ...
+
+    def add_classes(self, forest, n_new: int) -> None:
+        """Give every tree of ``forest.trees_`` zero statistics for the last ``n_new`` classes of ``classes_`` (new
+        labels, appended), the statistics of the others unchanged."""
         ...
 
     def widest_side(self, forest) -> tuple[float, str]:
@@ -135,6 +141,12 @@ class MondrianFamily:
         """The tree's root box (None while it is empty)."""
         root = tree.nodes.root[0]
         return None if root < 0 else (tree.nodes.box_lower[root], tree.nodes.box_upper[root])
+
+    def add_classes(self, forest, n_new: int) -> None:
+        """Every forecaster counts the classes in columns 1 to n_classes of its statistics (``with_new_classes``);
+        the point stores keep class indices, which appended classes leave valid."""
+        for tree in forest.trees_:
+            tree.stats = with_new_classes(tree.stats, forest.n_classes_ - n_new, n_new)
 
     def widest_side(self, forest) -> tuple[float, str]:
         return largest_float(forest)

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 
 from mondrian._family import TreeFamily
-from mondrian._inputs import ForestInputs
+from mondrian._inputs import ForestInputs, called, calling
 from mondrian._inputs import writeable as writeable  # re-exported: partition.py imports it from here
 from mondrian._interrupts import interrupts_deferred, rollback_ready
 from mondrian._one_sample_path import OneSamplePath
@@ -63,6 +63,40 @@ def _started_schedule(state: dict) -> Schedule:
         return Schedule.growing(state["lifetime_scale_"], state["min_samples_split_"])
     lifetime = state["trees_"][0].lifetime
     return Schedule.growing(lifetime[1]) if isinstance(lifetime, tuple) else Schedule.fixed(lifetime)
+
+
+def classes_given(classes, constructor):
+    """The labels named by a first call's ``classes`` or the constructor's (which must then agree), or None."""
+    if classes is None:
+        return None if constructor is None else labels_array(constructor)
+    classes = labels_array(classes)
+    if constructor is not None and not np.array_equal(np.unique(classes), np.unique(constructor)):
+        raise ValueError(f"{called()}: classes={classes!r} differs from the estimator's classes={constructor!r}")
+    return classes
+
+
+def class_indices(classes: np.ndarray, y) -> tuple[np.ndarray, np.ndarray]:
+    """The index in ``classes`` (in order of arrival: searched through a sorter) of each label of y, and which
+    labels are not there (their index then meaningless)."""
+    order = np.argsort(classes, kind="stable")
+    at = np.searchsorted(classes, y, sorter=order)
+    index = order[np.minimum(at, len(order) - 1)]
+    return index, classes[index] != y
+
+
+def appended(classes: np.ndarray, new: np.ndarray, fixed: bool) -> np.ndarray:
+    """``classes`` with the labels ``new`` after them (the trees get their statistics in ``_add_new_classes``);
+    refused if the classes were given up front (``fixed``), or if a label is not of their kind."""
+    if fixed:
+        raise ValueError(
+            f"{called()}: y contains labels not in classes_: {few(new)}; classes_ is {few(classes)}, every label "
+            "the model may learn, as given by classes= (leave classes out to learn new labels as they come)"
+        )
+    check_classification_targets(new)  # (a plain numeric y skipped validation: 0.5 is no label)
+    grown = np.concatenate([classes, new])
+    if not np.array_equal(grown[: len(classes)], classes):
+        raise ValueError(f"{called()}: y contains labels {few(new)} of another type than classes_ {few(classes)}")
+    return grown
 
 
 @contextmanager
@@ -179,11 +213,18 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             saved.update(copy.deepcopy({name: saved[name] for name in ("trees_", "points_") if name in saved}))
         return rollback_ready()
 
+    def _add_new_classes(self, saved: dict) -> None:
+        """Give the fitted trees zero statistics for the labels a classifier's validation appended to ``classes_``
+        since ``saved``; called where the learning call may change the trees (``_rollback_from``)."""
+        if self._onehot and hasattr(self, "trees_") and (n_new := self._n_outputs - len(saved["classes_"])):
+            self._family.add_classes(self, n_new)
+
     def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
         family = self._family
         params = family.kernel_params(self)
         with self._rollback_from(saved, trees, X.shape[0]):
+            self._add_new_classes(saved)
             first = family.store(self, X, targets)
             for_each(lambda tree: family.learn(self, tree, X, targets, first, params), trees, self.n_jobs)
         self.predict_params_ = params
@@ -212,7 +253,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
         ValueError
             If a parameter or the data is invalid (the estimator is then left as it was).
         """
-        with self._whole_or_unchanged() as saved:
+        with self._whole_or_unchanged() as saved, calling("fit"):
             for fitted in [name for name in vars(self) if name.endswith("_") and not name.startswith("__")]:
                 del self.__dict__[fitted]  # a fresh start: nothing of the trees before (their family's attributes)
             self.__dict__.pop("_dict_keys", None)  # the features are X's now
@@ -256,6 +297,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             params = family.kernel_params(self)
             out = np.empty((X.shape[0], self._n_outputs))
             with self._rollback_from(saved, trees, X.shape[0]):
+                self._add_new_classes(saved)
                 first = family.store(self, X, targets)
                 for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
                     rows = slice(start, start + _PROGRESSIVE_BLOCK)
@@ -316,39 +358,35 @@ class Classification:
         check_classification_targets(y)
 
     def _start_targets(self, y, classes):
-        given = self._classes_given(classes)
+        """The first call's classes: those given (then every label the model may learn: ``_classes_fixed_``), else
+        y's, sorted either way."""
+        given = classes_given(classes, self.classes)
         self.classes_ = np.unique(y if given is None else given)
+        self._classes_fixed_ = given is not None
         return self._targets(y, None)
 
     def _check_unchanged(self, schedule) -> None:
         """As the forest's, and the constructor's ``classes``, if set, are those of the trees being extended."""
         super()._check_unchanged(schedule)  # type: ignore[misc]  # OnlineForest's: it follows in the MRO
-        if self.classes is not None and not np.array_equal(np.unique(self.classes), self.classes_):
+        if self.classes is not None and not np.array_equal(np.unique(self.classes), np.unique(self.classes_)):
             raise ValueError(
                 f"classes={self.classes!r} differs from classes_={self.classes_!r} of the trees being extended; "
                 "call fit to start again"
             )
 
-    def _classes_given(self, classes):
-        """The labels named by the first call's ``classes`` or the constructor's (which must then agree)."""
-        if classes is None:
-            return None if self.classes is None else labels_array(self.classes)
-        classes = labels_array(classes)
-        if self.classes is not None and not np.array_equal(np.unique(classes), np.unique(self.classes)):
-            raise ValueError(f"classes={classes!r} differs from the estimator's classes={self.classes!r}")
-        return classes
-
     def _targets(self, y, classes):
-        if classes is not None and not np.array_equal(np.unique(labels_array(classes)), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from classes_={self.classes_!r} of the first call")
-        index = np.searchsorted(self.classes_, y)
-        index[index == len(self.classes_)] = 0
-        unknown = self.classes_[index] != y
-        if unknown.any():
+        """y as indices into ``classes_``, which a label not seen before extends (appended, in ``np.unique``
+        order among a call's new labels: the columns of the probabilities keep their labels) unless the classes
+        were given up front."""
+        if classes is not None and not np.array_equal(np.unique(labels_array(classes)), np.unique(self.classes_)):
             raise ValueError(
-                f"y contains labels not in classes_: {few(np.unique(np.asarray(y)[unknown]))}; classes_ is "
-                f"{few(self.classes_)}. Pass every label with classes= on the first partial_fit."
+                f"{called()}: classes={classes!r} differs from classes_={self.classes_!r} of the first call"
             )
+        index, unknown = class_indices(self.classes_, y)
+        if unknown.any():  # (a model pickled before classes on the fly had them fixed)
+            new = np.unique(np.asarray(y)[unknown])
+            self.classes_ = appended(self.classes_, new, self.__dict__.get("_classes_fixed_", True))
+            index, _ = class_indices(self.classes_, y)
         return index.astype(np.float64)
 
     @property
@@ -373,11 +411,13 @@ class Classification:
         X : array-like of shape (n_samples, n_features)
             The inputs, finite numbers.
         y : array-like of shape (n_samples,)
-            Their class labels, each one of ``classes_``.
+            Their class labels. A label not seen before is appended to ``classes_`` (its column comes after the
+            others in ``predict_proba``, a call's new labels in sorted order), unless the classes were given up
+            front.
         classes : array-like of shape (n_classes,), default=None
-            Every label the stream may hold. Required on the first call unless the estimator was given its
-            ``classes`` (scikit-learn's convention: the first rows rarely show every class); optional later, and
-            then checked against ``classes_``.
+            Every label the stream may hold, if known (scikit-learn's convention): on the first call it fixes
+            ``classes_`` to ``np.unique(classes)``, and a label outside it is then an error; later, it is checked
+            against ``classes_``. None: the estimator's ``classes`` if given, else the labels as they come.
 
         Returns
         -------
@@ -387,11 +427,10 @@ class Classification:
         Raises
         ------
         ValueError
-            If ``classes`` is missing on the first call or differs from ``classes_``, if ``y`` holds a label not in
-            ``classes_``, if ``n_estimators`` or the lifetime changed since the trees were started, or if a
+            If ``classes`` differs from ``classes_``, if ``y`` holds a label not in the classes given up front,
+            if ``n_estimators`` or the lifetime changed since the trees were started, or if a
             parameter or the data is invalid (the estimator is then left as it was).
         """
-        self._check_classes_given(classes)
         return self._partial_fit(X, y, classes)
 
     @takes_turns
@@ -408,24 +447,20 @@ class Classification:
         X : array-like of shape (n_samples, n_features)
             The stream's inputs, in order.
         y : array-like of shape (n_samples,)
-            Their class labels.
+            Their class labels; as in ``partial_fit``, a label not seen before (in earlier calls) is appended to
+            ``classes_`` unless the classes were given up front.
         classes : array-like of shape (n_classes,), default=None
-            Every label. None on the first call: the estimator's ``classes``, else the labels of ``y`` (the whole
-            stream); later calls check it against ``classes_``.
+            As in ``partial_fit``. None on a first call: the estimator's ``classes``, else the labels of ``y``
+            (the whole stream, sorted); later calls check it against ``classes_``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            The probabilities predicted for each row before it was learnt, columns in the order of ``classes_``.
+            The probabilities predicted for each row before it was learnt, columns in the order of ``classes_``
+            at the end of the call.
         """
-        return np.clip(self._progressive(X, y, classes), 0.0, 1.0)
-
-    def _check_classes_given(self, classes) -> None:
-        if classes is None and self.classes is None and not hasattr(self, "trees_"):
-            raise ValueError(
-                "classes must be given on the first call to partial_fit: every label the stream may hold, for example "
-                "classes=np.unique(y_all) (fit and progressive_predict_proba take them from y)"
-            )
+        with calling("progressive_predict_proba"):
+            return np.clip(self._progressive(X, y, classes), 0.0, 1.0)
 
     @takes_turns
     def predict_proba(self, X) -> np.ndarray:
@@ -480,7 +515,9 @@ class Classification:
             The sample's features: a dict ``{feature name: value}`` (river's convention; the first dict learnt
             fixes the features and their order, later ones must hold the same), or a 1-D array.
         y : label
-            Its class, one of ``classes_``.
+            Its class: a label not seen before is appended to ``classes_`` (a new last column of the
+            probabilities), unless the classes were given up front (the constructor's ``classes``, or a first
+            ``partial_fit(..., classes=...)``): ``y`` must then be one of them.
 
         Returns
         -------
@@ -489,9 +526,8 @@ class Classification:
 
         Notes
         -----
-        The classes must be known before the first sample: give them to the constructor (``classes=[...]``) or
-        to a first ``partial_fit(..., classes=...)``. AMF runs one compiled call over all its trees; the other
-        forests learn through ``partial_fit`` on a one-row array.
+        AMF runs one compiled call over all its trees; the other forests learn through ``partial_fit`` on a
+        one-row array (as AMF does for a new label, whose statistics every tree gains).
         """
         return self._learn_one(x, y)
 

@@ -4,6 +4,9 @@ against what the kernels take."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,6 +16,26 @@ from mondrian._validation import check_params
 
 if TYPE_CHECKING:
     from mondrian._family import TreeFamily
+
+
+# The public method the user called, named by the errors of the validation below it (learn_one passes its sample
+# to partial_fit, whose errors must speak of learn_one): "partial_fit" unless ``calling`` set another.
+_CALLED: ContextVar[str] = ContextVar("mondrian_called", default="partial_fit")
+
+
+@contextmanager
+def calling(method: str) -> Iterator[None]:
+    """Name ``method`` as the call being validated (``called``) within the block."""
+    token = _CALLED.set(method)
+    try:
+        yield
+    finally:
+        _CALLED.reset(token)
+
+
+def called() -> str:
+    """The public method being validated: ``partial_fit`` unless set by ``calling``."""
+    return _CALLED.get()
 
 
 def writeable(X: np.ndarray) -> np.ndarray:

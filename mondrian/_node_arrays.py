@@ -67,6 +67,15 @@ def reserved_rows(a: np.ndarray, rows: int, fill=0) -> np.ndarray:
     return grown(a, max(rows, 2 * a.shape[0]), fill)
 
 
+def with_new_classes(stats: np.ndarray, n_classes: int, n_new: int) -> np.ndarray:
+    """A classifier's node statistics (one row per node: the count in column 0, then the ``n_classes`` class counts,
+    then any columns of the forecaster's own, as AMF's weights) with ``n_new`` zero class columns after the
+    others: the classes appended to ``classes_``, seen nowhere yet."""
+    at = 1 + n_classes
+    zeros = np.zeros((stats.shape[0], n_new), stats.dtype)
+    return np.concatenate([stats[:, :at], zeros, stats[:, at:]], axis=1)
+
+
 @dataclass(frozen=True)
 class Columns:
     """Columns of a layout that grow together, as the rows of one table.

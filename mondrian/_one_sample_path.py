@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from mondrian._inputs import calling
 from mondrian._one_sample import SAMPLE_DTYPE, TypedTrees, as_sample, one_row
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class OneSamplePath:
         x = as_sample(x, self._named())  # (a Series as a dict: its keys name the features of a first sample)
         first = not hasattr(self, "trees_")
         with self._whole_or_unchanged():
-            with _rows_in_feature_order(), _about_x():
+            with _rows_in_feature_order(), _about_x(), calling("learn_one"):
                 self.partial_fit(row, np.asarray([y]))
             if first and isinstance(x, dict):
                 self._dict_keys = keys = tuple(x)

@@ -28,9 +28,10 @@ n_jobs : int or None, default=None
     "classes": """\
 classes : array-like of shape (n_classes,) or None, default=None
     Every label the stream may hold, when known before any data: ``classes_`` is then ``np.unique(classes)``
-    from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
-    must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
-    from ``y``.""",
+    from the first call on, and a label outside it is an error (``classes=`` given to a first ``partial_fit``
+    fixes them the same way, and must agree with this). None: the classes are learnt as they come (river's
+    convention), the first call's sorted, each later new label appended (see ``classes_``; what it costs in
+    progressive validation: ``AMFClassifier``'s Notes).""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0
@@ -72,7 +73,10 @@ domain : {"auto", "unit", "data"}, default="auto"
     # -- attributes --------------------------------------------------------------------------------------------------
     "classes_": """\
 classes_ : ndarray of shape (n_classes,)
-    The class labels, sorted.""",
+    The class labels, the columns of the probabilities in order: those given up front or of the first call,
+    sorted, then each label a later call brought, appended in order of arrival (a call's several new labels
+    sorted among themselves), so that a column keeps its label across calls. A new label's statistics start at
+    zero in every node: the counts of the classes seen before are unchanged.""",
     "n_classes_": """\
 n_classes_ : int
     The number of classes.""",

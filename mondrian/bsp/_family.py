@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mondrian._node_arrays import with_new_classes
 from mondrian._points import PointStore
 from mondrian._schedule import Schedule
 from mondrian.bsp import _kernels as _bsp
@@ -80,6 +81,13 @@ class BSPFamily:
         """The box of the points learnt (kept once for all trees), in the data's features."""
         store = forest.points_
         return store.lower[: forest.n_features_in_], store.upper[: forest.n_features_in_]
+
+    def add_classes(self, forest, n_new: int) -> None:
+        """The nodes' statistics count the points, then the classes (``with_new_classes``); the store keeps class
+        indices, which appended classes leave valid."""
+        for tree in forest.trees_:
+            stats = with_new_classes(tree.nodes.stats, forest.n_classes_ - n_new, n_new)
+            tree.nodes = tree.nodes._replace(stats=stats)
 
     def widest_side(self, forest) -> tuple[float, str]:
         """Hull tests multiply two sides of the box (cross products of point differences in a pair of features):

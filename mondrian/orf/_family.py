@@ -81,5 +81,9 @@ class OnlineRandomFamily:
         """None: the trees keep no box of the data."""
         return None
 
+    def add_classes(self, forest, n_new: int) -> None:
+        for tree in forest.trees_:
+            tree.stats = _orf.with_classes_added(tree.stats, n_new)
+
     def widest_side(self, forest) -> tuple[float, str]:
         return largest_float(forest)

@@ -56,6 +56,7 @@ import numpy as np
 
 from mondrian._compile import kernel
 from mondrian._leaf_mean import add_leaf_mean
+from mondrian._node_arrays import with_new_classes
 from mondrian._nodes import NO_NODE, add_node, capacity, reserved, reserved_rows
 from mondrian._process import set_split
 from mondrian._route import leaf_of
@@ -106,6 +107,17 @@ def empty_stats(
         free=np.zeros(capacity, np.int64),
         n_free=np.zeros(1, np.int64),
         n_slots=np.zeros(1, np.int64),
+    )
+
+
+def with_classes_added(stats: LeafStats, n_new: int) -> LeafStats:
+    """The statistics with zero weight for ``n_new`` more classes (appended): in the label counts and in every
+    candidate test's sides."""
+    n_classes = stats.test_counts.shape[-1]
+    new = np.zeros((*stats.test_counts.shape[:-1], n_new))
+    return stats._replace(
+        counts=with_new_classes(stats.counts, n_classes, n_new),
+        test_counts=np.concatenate([stats.test_counts, new], axis=-1),
     )
 
 

@@ -758,7 +758,7 @@ def test_plain_arrays_skip_validate_data_but_not_its_checks(Model):
         (lambda m: prediction_of(m, np.full((1, X.shape[1]), 1e300)), "too large"),
     ]
     if Model is AMFClassifier:
-        bad_calls.append((lambda m: m.partial_fit(X[:1], np.array([7])), "not in classes_"))
+        bad_calls.append((lambda m: m.partial_fit(X[:1], np.array([0.5])), "Unknown label type"))
     else:
         bad_calls.append((lambda m: m.partial_fit(X[:1], np.array([np.nan])), "NaN"))
     for call, message in bad_calls:

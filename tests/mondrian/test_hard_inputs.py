@@ -118,7 +118,7 @@ def failing_calls(name):
         if param not in ("n_jobs", "n_estimators", "random_state"):
             calls += [(f"{param}={v!r}", {param: v}, X2a, y2a) for v in (np.nan, "bad", -1)]
     if is_classifier(name):
-        calls.append(("unknown class", {}, X2a, np.where(y2a == 0, 7, y2a)))
+        calls.append(("labels of another type", {}, X2a, np.where(y2a == 0, "a", y2a)))
     else:
         bad_y = y2a.copy()
         bad_y[0] = np.nan
@@ -300,13 +300,15 @@ def test_bsp_forests_fit_features_equal_up_to_rounding_in_time():
 
 
 @pytest.mark.parametrize("name", [name for name in ONLINE if is_classifier(name)])
-def test_a_classifiers_first_partial_fit_needs_every_class(name):
-    """scikit-learn's convention: the first rows rarely show every label, so the first partial_fit names them all
-    (five rows of class 0 would otherwise give classes_ = [0] for good); later calls may leave them out."""
+def test_a_classifier_learns_classes_as_they_come_unless_the_first_partial_fit_names_them(name):
+    """The first rows rarely show every label: five rows of class 0 give classes_ = [0], which later labels extend
+    (appended); classes given to the first partial_fit (scikit-learn's convention) fix them instead."""
     model = ONLINE[name]()
-    with pytest.raises(ValueError, match="classes must be given on the first call to partial_fit"):
-        model.partial_fit(X[:5], np.zeros(5, int))
-    assert not hasattr(model, "classes_") and not hasattr(model, "trees_")
+    model.partial_fit(X[:5], np.zeros(5, int))
+    assert list(model.classes_) == [0]
+    model.partial_fit(X2, Y2_CLASS)
+    assert list(model.classes_) == [0, *np.unique(Y2_CLASS[Y2_CLASS != 0])]
+    model = ONLINE[name]()
     model.partial_fit(X[:5], np.zeros(5, int), classes=[0, 1, 2])
     model.partial_fit(X2, Y2_CLASS)
     assert list(model.classes_) == [0, 1, 2]
@@ -476,7 +478,11 @@ def test_progressive_validation_is_the_loop_it_documents(name):
         (lambda: PARTITION["partition-reg"]().fit(X, Y_REG).predict_nested(X, [[0.5, 1.0]]), "got shape (1, 2)"),
         (lambda: PARTITION["partition-reg"]().fit(X, Y_REG).predict(X, lifetime="a"), "lifetime must be a number"),
         (lambda: PARTITION["partition-clf"]().fit(X, Y_CLASS).predict_proba(X, lifetime="a"), "got 'a'"),
-        (lambda: MondrianForestClassifier().fit(X, Y_CLASS).partial_fit(X, Y_REG), "(60 in all)"),
+        (
+            lambda: MondrianForestClassifier(classes=[0, 1, 2]).fit(X, Y_CLASS).partial_fit(X, 3 + np.arange(60)),
+            "(60 in all)",
+        ),
+        (lambda: MondrianForestClassifier().fit(X, Y_CLASS).partial_fit(X, Y_REG), "Unknown label type: continuous"),
         (lambda: AMFClassifier(classes=[0, 1]).learn_one({}, 1), "x must hold at least one feature, got none"),
         (lambda: AMFRegressor().learn_one(np.array([np.nan, 1.0]), 1.0), "x contains NaN."),
         (lambda: AMFClassifier().fit(X, Y_CLASS).predict_proba_one(np.array([np.nan, 1.0])), "x contains NaN."),

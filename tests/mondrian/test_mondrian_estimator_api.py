@@ -276,8 +276,9 @@ def failing_calls(task):
         calls += [
             ("predict_proba NaN", lambda m: m.predict_proba(nan), "NaN"),
             ("predict_proba features", lambda m: m.predict_proba(X[:, :1]), "features"),
-            ("unknown label", lambda m: m.partial_fit(X[:3], [0, 1, 7]), "not in classes_"),
-            ("unknown string label", lambda m: m.partial_fit(X[:2], ["a", "b"]), "not in classes_"),
+            ("new label, bad X", lambda m: m.partial_fit(nan[:4], [0, 1, 7, 7]), "NaN"),
+            ("label of another type", lambda m: m.partial_fit(X[:2], ["a", "b"]), "another type"),
+            ("continuous new label", lambda m: m.partial_fit(X[:1], np.array([0.5])), "continuous"),
             ("classes differ", lambda m: m.partial_fit(X[:3], y[:3], classes=[0, 1, 2, 5]), "differs"),
             ("classes subset", lambda m: m.partial_fit(X[:3], [0, 0, 0], classes=[0, 1]), "differs"),
             ("continuous y", lambda m: m.fit(X, y + 0.5), "continuous"),
@@ -285,9 +286,9 @@ def failing_calls(task):
             ("bad vote partial_fit", lambda m: m.set_params(vote=None).partial_fit(X, y), "vote"),
             ("progressive NaN", lambda m: m.progressive_predict_proba(nan, y), "NaN"),
             (
-                "progressive unknown label",
-                lambda m: m.progressive_predict_proba(X[:2], [0, 9]),
-                "not in classes_",
+                "progressive label of another type",
+                lambda m: m.progressive_predict_proba(X[:2], ["a", "b"]),
+                "^progressive_predict_proba: .*another type",
             ),
         ]
     else:

@@ -231,20 +231,21 @@ def test_a_sample_widening_the_box_past_the_largest_float_is_refused(Model):
     assert_equal_nested(model_state(model), before)
 
 
-def test_classes_are_needed_up_front():
+def test_classes_are_learnt_as_they_come_unless_given_up_front():
     X, _ = _stream(10)
     model = AMFClassifier(n_estimators=2, random_state=0)
     assert model.predict_proba_one(X[0]) == {}  # river's "no prediction yet"
     assert model.predict_one(X[0]) is None
-    with pytest.raises(ValueError, match="classes must be given"):
-        model.learn_one(X[0], 1)
-    assert not hasattr(model, "trees_")
+    model.learn_one(X[0], 1)
+    assert list(model.classes_) == [1] and model.predict_proba_one(X[0]) == {1: 1.0}
+    model.learn_one(X[1], 0)
+    assert list(model.classes_) == [1, 0]  # in order of arrival
     model = AMFClassifier(n_estimators=2, random_state=0, classes=["b", "a", "c"])
     assert model.predict_proba_one(X[0]) == {"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}
     assert model.predict_one(X[0]) == "a"
     model.learn_one(X[0], "c")
     assert list(model.classes_) == ["a", "b", "c"]
-    with pytest.raises(ValueError, match="labels not in classes_"):
+    with pytest.raises(ValueError, match="^learn_one: y contains labels not in classes_"):
         model.learn_one(X[1], "d")
 
 

@@ -922,7 +922,7 @@ def failing_calls():
         ("fit 1-D X", lambda m: m.fit(X[:, 0], y), "2D"),
         ("fit y 2-D", lambda m: m.fit(X, np.column_stack([y, y])), "1d"),
         ("partial_fit length mismatch", lambda m: m.partial_fit(X[:5], y[:6]), "inconsistent numbers of samples"),
-        ("unknown label", lambda m: m.partial_fit(X[:3], [0, 1, 7]), "not in classes_"),
+        ("label of another type", lambda m: m.partial_fit(X[:3], ["a", "b", "c"]), "another type"),
         ("classes differ", lambda m: m.partial_fit(X[:3], y[:3], classes=[0, 1, 2, 5]), "differs"),
         ("continuous y", lambda m: m.fit(X, y + 0.5), "continuous"),
         ("bad random_state", lambda m: m.set_params(random_state=-3).fit(X, y), "random_state"),
