@@ -47,6 +47,21 @@ def test_classifier_scores_in_river_as_in_our_loop(name):
     assert score.get() == np.mean(np.array([False, True])[ours.argmax(axis=1)] == y)
 
 
+@pytest.mark.parametrize("name", CLASSIFIERS)
+def test_classifier_learns_rivers_labels_as_they_come(name):
+    """No classes given: river's loop scores as our own one-sample loop, both learning the labels as they come."""
+    stream = _stream(name)
+    score = evaluate.progressive_val_score(stream, _registered(name), metrics.Accuracy())
+    model, hits = ONLINE[name](), []
+    for x, label in stream:
+        predicted = model.predict_one(x)
+        if predicted is not None:  # river skips a row with no prediction (the first)
+            hits.append(predicted == label)
+        model.learn_one(x, label)
+    assert model.classes_.tolist() == [True, False]  # the first label first, then the next one seen
+    assert score.get() == np.mean(hits)
+
+
 @pytest.mark.parametrize("name", REGRESSORS)
 def test_regressor_scores_in_river_as_in_our_loop(name):
     stream = _stream(name)
