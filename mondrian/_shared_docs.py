@@ -31,6 +31,19 @@ classes : array-like of shape (n_classes,) or None, default=None
     from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
     must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
     from ``y``.""",
+    "max_nodes": """\
+max_nodes : int or None, default=None
+    The most nodes a tree holds, a bound on its memory for an endless stream (None: none, a tree grows with the
+    data). At least 3, a root and one split (splits add 2 nodes at a time: an even bound holds one node less).
+    The policy: a tree that holds it, with no room for a split's 2 nodes, stops splitting; each later point grows
+    the boxes on its path to hold it and joins the leaf it reaches, whose statistics (and, in AMF, the weights
+    along the path) keep learning. A full tree's stream is drawn as cheaply as possible: the exponential clock of
+    each box on the path that x lies outside, as a tree with room draws them (no split's draws). A Mondrian
+    forest samples a first batch of n rows at once only if its 2 n nodes fit under the bound, else it learns it
+    point by point, as a stream. Until a tree reaches the bound the model is the one without it, bit for bit.
+    Fixed once the trees are started (``partial_fit`` refuses a change: call ``fit``). The Mondrian forests take
+    it for trees that keep no points only: a fixed lifetime and, for the classifier, no paused blocks
+    (``pausing=False`` or ``smoothing="empirical"``).""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0

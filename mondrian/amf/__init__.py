@@ -24,7 +24,7 @@ from mondrian._parallel import for_each, row_blocks
 from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
-from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
+from mondrian._validation import CLASSES, MAX_NODES, POSITIVE_FINITE, Interval, check_params
 from mondrian.amf import _kernels as _amf
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
@@ -48,6 +48,7 @@ class _AMF(OnlineForest):
         "step": [POSITIVE_FINITE],
         "use_aggregation": ["boolean"],
         "prediction": [StrOptions(set(_amf.PREDICTIONS))],
+        "max_nodes": MAX_NODES,
     }
 
     def _check_forecaster_params(self) -> Schedule:
@@ -123,6 +124,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         ``"onelearn"`` (onelearn 0.3, which ran the paper's experiments, and river): a new leaf is not charged, and a
         node's log loss counts the point first, -log((n_y + a) / (n + 1 + K a)). ``"paper"``: the text's
         Algorithm 4, a new leaf pays its forecast's loss on the point that creates it. See the Notes.
+    {max_nodes}
     {random_state}
     {n_jobs}
     {classes}
@@ -227,6 +229,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         split_pure: bool = False,
         prediction: str = "route",
         weighting: str = "onelearn",
+        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
         classes=None,
@@ -238,6 +241,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.split_pure = split_pure
         self.prediction = prediction
         self.weighting = weighting
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.classes = classes
@@ -263,6 +267,7 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         The learning rate eta of the exponential weights.
     {use_aggregation}
     {prediction}
+    {max_nodes}
     {random_state}
     {n_jobs}
 
@@ -313,6 +318,7 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         step: float = 1.0,
         use_aggregation: bool = True,
         prediction: str = "route",
+        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
     ):
@@ -320,6 +326,7 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         self.step = step
         self.use_aggregation = use_aggregation
         self.prediction = prediction
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.n_jobs = n_jobs
 

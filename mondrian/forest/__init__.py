@@ -34,6 +34,7 @@ from mondrian._shared_docs import shared_docs
 from mondrian._validation import (
     CLASSES,
     INCREASING,
+    MAX_NODES,
     POSITIVE_FINITE,
     POSITIVE_OR_INF,
     VOTES,
@@ -95,6 +96,7 @@ class _MondrianForest(OnlineForest):
         # checked with a fixed lifetime too: a value that means nothing is an error, not silently ignored
         "lifetime_scale": [POSITIVE_FINITE],
         "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "max_nodes": MAX_NODES,
     }
 
     def __init__(
@@ -104,6 +106,7 @@ class _MondrianForest(OnlineForest):
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
+        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
     ):
@@ -111,6 +114,7 @@ class _MondrianForest(OnlineForest):
         self.lifetime = lifetime
         self.lifetime_scale = lifetime_scale
         self.min_samples_split = min_samples_split
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -118,7 +122,16 @@ class _MondrianForest(OnlineForest):
     def _increasing(self) -> bool:
         return isinstance(self.lifetime, str) and self.lifetime == INCREASING
 
+    def _paused(self) -> bool:
+        """The trees pause their pure blocks (LRT14), keeping their points."""
+        return False
+
     def _check_forecaster_params(self):
+        if self.max_nodes is not None and (self._increasing or self._paused()):
+            raise ValueError(
+                f"max_nodes={self.max_nodes} bounds trees that keep no points: it needs a fixed lifetime and, for a "
+                "classifier, no paused blocks (pausing=False, or smoothing='empirical')"
+            )
         split = self.min_samples_split
         if not self._increasing:
             if split != 2:
@@ -192,6 +205,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         ``"soft"``: a tree gives its label distribution; ``"hard"``: a tree votes for its leaf's most frequent label
         (MGS17's majority vote). May change at any time with smoothing ``"empirical"`` (predictions read it); trees
         fitted with IKN smoothing refuse ``"hard"``.
+    {max_nodes}
     {random_state}
     {n_jobs}
     {classes}
@@ -270,6 +284,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         gamma: float | None = None,
         pausing: bool = True,
         vote: str = "soft",
+        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
         classes=None,
@@ -279,6 +294,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
             lifetime=lifetime,
             lifetime_scale=lifetime_scale,
             min_samples_split=min_samples_split,
+            max_nodes=max_nodes,
             random_state=random_state,
             n_jobs=n_jobs,
         )
@@ -363,6 +379,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         extension of the tree to x splits just above j (eta_j how far x lies outside j's data range, Delta_j =
         tau_j - tau_parent(j)); the leaf takes the weight left. Both give the leaf mean when x lies inside its leaf's
         range. The trees are the same whatever the rule: it may change at any time (predictions read it).
+    {max_nodes}
     {random_state}
     {n_jobs}
 
@@ -435,6 +452,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
         prediction: str = "leaf",
+        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
     ):
@@ -443,6 +461,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
             lifetime=lifetime,
             lifetime_scale=lifetime_scale,
             min_samples_split=min_samples_split,
+            max_nodes=max_nodes,
             random_state=random_state,
             n_jobs=n_jobs,
         )
