@@ -43,7 +43,11 @@ max_nodes : int or None, default=None
     point by point, as a stream. Until a tree reaches the bound the model is the one without it, bit for bit.
     Fixed once the trees are started (``partial_fit`` refuses a change: call ``fit``). The Mondrian forests take
     it for trees that keep no points only: a fixed lifetime and, for the classifier, no paused blocks
-    (``pausing=False`` or ``smoothing="empirical"``).""",
+    (``pausing=False`` or ``smoothing="empirical"``). Measured by ``make bench`` (its memory section: 10 trees,
+    a stream of 1M rows of 5 features, peak memory above the process's after a warm-up): AMFClassifier took 305 MB
+    without a bound and 11 MB with ``max_nodes=4095`` (progressive accuracy 0.903 and 0.894), and
+    MondrianForestClassifier 2.8 GB and 8 MB (0.901 and 0.895); the bounded forests' memory stayed flat from 100k
+    rows on.""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0
