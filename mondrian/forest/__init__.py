@@ -98,6 +98,7 @@ class _MondrianForest(OnlineForest):
         "min_samples_split": [Interval(Integral, 2, None, closed="left")],
         "max_nodes": MAX_NODES,
     }
+    max_nodes: int | None = None  # the class's, for models pickled before the bound: none
 
     def __init__(
         self,
@@ -106,9 +107,9 @@ class _MondrianForest(OnlineForest):
         lifetime: float | str = np.inf,
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
-        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
+        max_nodes: int | None = None,
     ):
         self.n_estimators = n_estimators
         self.lifetime = lifetime
@@ -205,10 +206,10 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         ``"soft"``: a tree gives its label distribution; ``"hard"``: a tree votes for its leaf's most frequent label
         (MGS17's majority vote). May change at any time with smoothing ``"empirical"`` (predictions read it); trees
         fitted with IKN smoothing refuse ``"hard"``.
-    {max_nodes}
     {random_state}
     {n_jobs}
     {classes}
+    {max_nodes}
 
     Attributes
     ----------
@@ -284,10 +285,10 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         gamma: float | None = None,
         pausing: bool = True,
         vote: str = "soft",
-        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
         classes=None,
+        max_nodes: int | None = None,
     ):
         super().__init__(
             n_estimators,
@@ -379,9 +380,9 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         extension of the tree to x splits just above j (eta_j how far x lies outside j's data range, Delta_j =
         tau_j - tau_parent(j)); the leaf takes the weight left. Both give the leaf mean when x lies inside its leaf's
         range. The trees are the same whatever the rule: it may change at any time (predictions read it).
-    {max_nodes}
     {random_state}
     {n_jobs}
+    {max_nodes}
 
     Attributes
     ----------
@@ -452,9 +453,9 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
         prediction: str = "leaf",
-        max_nodes: int | None = None,
         random_state=None,
         n_jobs=None,
+        max_nodes: int | None = None,
     ):
         super().__init__(
             n_estimators,

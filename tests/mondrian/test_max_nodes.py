@@ -208,3 +208,18 @@ def test_trees_that_keep_their_points_refuse_a_bound(params):
         MondrianForestClassifier(max_nodes=9, **params).fit(X, y)
     with pytest.raises(ValueError, match="max_nodes=9 bounds trees that keep no points"):
         MondrianForestRegressor(max_nodes=9, lifetime="increasing").fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["amf-clf", "mf-reg"])
+def test_a_model_pickled_before_the_bound_learns_on_unbounded(name):
+    """A model and trees pickled without max_nodes (before it existed) read as unbounded."""
+    X, y = stream(300)
+    model, reference = make(name).fit(X[:150], y[:150]), make(name).fit(X[:150], y[:150])
+    del model.max_nodes
+    for tree in model.trees_:
+        del tree.max_nodes
+    old = pickle.loads(pickle.dumps(model))
+    assert old.max_nodes is None and old.get_params()["max_nodes"] is None
+    partial_fit(old, X[150:], y[150:], 150)
+    partial_fit(reference, X[150:], y[150:], 150)
+    same_trees(old, reference)
