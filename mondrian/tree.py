@@ -134,8 +134,9 @@ class MondrianTree(SplitTree):
         return tree
 
     def reserve(self, n_new: int) -> None:
-        """Make room for more nodes in the node arrays and their statistics (doubling the capacity), up to
-        ``max_nodes`` rows.
+        """Make room for more nodes in the node arrays and their statistics (doubling the capacity).
+
+        The arrays never grow beyond ``max_nodes`` rows.
 
         Parameters
         ----------
