@@ -143,6 +143,16 @@ def test_amf_fit_partial_fit_in_blocks_and_learn_one_are_the_same_past_the_bound
         one.learn_one(row, label)
     same_trees(fitted, blocks)
     same_trees(fitted, one)
+    assert all(capacity(tree.nodes) <= 25 for tree in one.trees_)
+
+
+@pytest.mark.parametrize("name", ["amf-clf", "mf-clf-ikn"])
+def test_the_progressive_loop_grows_the_trees_fit_grows_past_the_bound(name):
+    X, y = stream(600)
+    fitted = make(name, max_nodes=25).fit(X, y)
+    progressive = make(name, max_nodes=25)
+    progressive.progressive_predict_proba(X, y)
+    same_trees(fitted, progressive)
 
 
 @pytest.mark.parametrize("name", ["mf-clf-ikn", "mf-clf-leaf", "mf-reg"])
