@@ -46,7 +46,7 @@ class _FirstCompile(numba.core.event.Listener):
 
     def on_start(self, event):
         function = getattr(event.data.get("dispatcher"), "py_func", None)
-        if getattr(function, "__module__", "").startswith("mondrian."):
+        if (getattr(function, "__module__", None) or "").startswith("mondrian."):  # None: a function made by exec
             _announce(_caller())
 
     def on_end(self, event):

@@ -8,7 +8,7 @@ functions.
 import numpy as np
 
 from mondrian._compile import kernel
-from mondrian._nodes import NO_NODE, add_node, replace_child
+from mondrian._nodes import NO_NODE, add_node, full, replace_child
 from mondrian._process import set_split, store_uniform_below
 from mondrian._route import path_of
 
@@ -138,7 +138,8 @@ def extend(tree, stats, x, y, lifetime, leaf_rule, rng, path):
     the walk goes on into x's side. ``leaf_rule`` says whether a leaf may be separated from
     x (SPLIT_LEAVES), not if its labels all equal x's label y (KEEP_PURE_LEAVES, AMF's pure
     nodes), or not if it is paused (KEEP_PAUSED_LEAVES, LRT14); a leaf kept grows its box to x.
-    The caller ensured room for 2 new nodes in the tree and in ``stats``;
+    The caller ensured room for 2 new nodes in the tree and in ``stats``, unless the tree is at its max_nodes
+    (``full``): then no split appears, every box on x's path grows to x and x joins the leaf it reaches;
     ``path`` is scratch room for the nodes of a root-to-leaf path (capacity(tree) rows).
     """
     if tree.root[0] == NO_NODE:
@@ -164,6 +165,8 @@ def is_paused(tree, stats, j):
 
 @kernel(inline="always")
 def _may_split(tree, stats, j, y, leaf, leaf_rule):
+    if full(tree):  # at max_nodes: no more splits, x joins the leaf it reaches (``full``)
+        return False
     if not leaf or leaf_rule == SPLIT_LEAVES:
         return True
     if leaf_rule == KEEP_PURE_LEAVES:
@@ -177,8 +180,9 @@ def _may_split(tree, stats, j, y, leaf, leaf_rule):
 def extension_split(tree, stats, x, y, lifetime, leaf_rule, rng, path, n):
     """Where ``extend_along`` splits: down x's root-to-leaf path path[:n], from the first box that does not hold x
     (``first_outside``; rate 0 above), an extension split appears above each node j at the time drawn, if before
-    tau_j (lifetime at a leaf) and ``leaf_rule`` allows it; else j's box grows to x. Returns (i, time) for a split
-    above path[i], (n, inf) if none (the boxes then all hold x). The parent of path[i] is path[i - 1]."""
+    tau_j (lifetime at a leaf) and ``leaf_rule`` allows it and the tree is not ``full``; else j's box grows to x (a
+    full tree draws the times as one with room, but goes on down the path instead of splitting). Returns (i, time)
+    for a split above path[i], (n, inf) if none (the boxes then all hold x). The parent of path[i] is path[i - 1]."""
     split_time, lower, upper = tree.split_time, tree.box_lower, tree.box_upper
     for i in range(first_outside(lower, upper, path, n, x), n):
         j = path[i]

@@ -108,12 +108,19 @@ class MondrianFamily:
         n_stats = self.forecaster.n_stats(forest._n_outputs)
         lifetime = schedule.at(0, n_features)
         return [
-            MondrianTree.empty(n_features, rng, lifetime, n_stats, forest._dtype, forest._stats_dtype)
+            MondrianTree.empty(n_features, rng, lifetime, n_stats, forest._dtype, forest._stats_dtype, forest.max_nodes)
             for rng in forest._tree_streams()
         ]
 
     def check_unchanged(self, forest) -> None:
-        """Nothing but the forest's schedule and number of trees (``OnlineForest._check_unchanged``)."""
+        """The trees' ``max_nodes``, beyond the forest's schedule and number of trees
+        (``OnlineForest._check_unchanged``): a bound is fixed once the trees are started."""
+        started = forest.trees_[0].max_nodes
+        if forest.max_nodes != started:
+            raise ValueError(
+                f"max_nodes={forest.max_nodes!r}: the trees being extended were started with max_nodes={started!r}; "
+                "set it back, or call fit to start again"
+            )
 
     def store(self, forest, X, targets) -> int:
         return 0

@@ -15,6 +15,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+# Parameters added after the constructors became keyword-only (last in their signatures): never taken by position.
+NEVER_POSITIONAL = frozenset({"max_nodes"})
+
 
 def keyword_only(init: Callable[..., None]) -> Callable[..., None]:
     """Return ``init`` accepting its keyword-only parameters by position too, with a ``FutureWarning``.
@@ -29,12 +32,12 @@ def keyword_only(init: Callable[..., None]) -> Callable[..., None]:
     callable
         The method as it was, but for a call passing more positional arguments than ``init`` takes: the extra ones
         are given, in order, to the keyword-only parameters (a ``FutureWarning`` names them), as the parameters were
-        ordered when they were all positional.
+        ordered when they were all positional (those added since, ``NEVER_POSITIONAL``, left out).
     """
     parameters = inspect.signature(init).parameters.values()
     positional = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD][1:]  # self aside
     n_positional = len(positional)
-    keywords = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    keywords = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.name not in NEVER_POSITIONAL]
 
     @functools.wraps(init)
     def init_with_positional(self, *args: Any, **kwargs: Any) -> None:

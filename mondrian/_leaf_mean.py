@@ -12,7 +12,7 @@ import numpy as np
 from mondrian._compile import kernel
 from mondrian._extend import SPLIT_LEAVES, extend
 from mondrian._nodes import NO_NODE, add_node, capacity
-from mondrian._process import sample_block
+from mondrian._process import batch_fits, sample_block
 from mondrian._route import leaf_of
 
 
@@ -64,7 +64,8 @@ def _sample_first(tree, stats, X, y, onehot, lifetime, rng):
 
 @kernel
 def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
-    """``learn`` into a non-empty tree: each point extends it in turn (their targets are added after)."""
+    """``learn`` into a non-empty tree, or a first batch the tree's max_nodes cuts short (``batch_fits``): each
+    point extends it in turn (their targets are added after)."""
     n = X.shape[0]
     leaves = np.empty(n, np.int64)
     path = np.empty(capacity(tree), np.int64)
@@ -75,12 +76,13 @@ def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
 
 
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
-    """Add the points (X, y) to the tree: batch sampling into an empty tree, else online extension.
+    """Add the points (X, y) to the tree: batch sampling into an empty tree with room for them, else online
+    extension.
 
     Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes. The two ways are two
     kernels, so that a first fit compiles only the first.
     """
-    if tree.root[0] == NO_NODE:
+    if batch_fits(tree, X.shape[0]):
         _sample_first(tree, stats, X, y, onehot, lifetime, rng)
     else:
         _extend_each(tree, stats, X, y, onehot, lifetime, rng)

@@ -24,6 +24,7 @@ from numba.extending import overload
 from mondrian._compile import kernel
 
 NO_NODE = -1
+MAX_ROWS = 1 << 62  # rows no table reaches: the bound of a table without one
 LINKS = {"parent": NO_NODE, "left": NO_NODE, "right": NO_NODE}  # the links' fill: no node
 
 
@@ -98,13 +99,14 @@ class Columns:
         """The rows the columns have room for."""
         return getattr(tree, next(iter(self.fills))).shape[0]
 
-    def with_room(self, tree, n_new: int):
+    def with_room(self, tree, n_new: int, most: int | None = None):
         """``tree`` itself if its columns have room for ``n_new`` more rows, else a copy whose columns grew by
-        ``growth`` at least."""
-        need, rows = int(getattr(tree, self.used)[0]) + n_new, self.rows(tree)
+        ``growth`` at least; never beyond ``most`` rows (None: no bound), the room then what is left below it."""
+        most = MAX_ROWS if most is None else most
+        need, rows = min(int(getattr(tree, self.used)[0]) + n_new, most), self.rows(tree)
         if need <= rows:
             return tree
-        rows = max(need, int(self.growth * rows))
+        rows = min(max(need, int(self.growth * rows)), most)
         return tree._replace(**{name: grown(getattr(tree, name), rows, fill) for name, fill in self.fills.items()})
 
     def trimmed(self, tree, rows: int):

@@ -15,6 +15,7 @@ import numpy as np
 from mondrian._compile import kernel
 from mondrian._node_arrays import (
     LINKS,
+    MAX_ROWS,
     NO_NODE,
     Columns,
     capacity,
@@ -28,12 +29,14 @@ from mondrian._node_arrays import (
 # re-exported: the kernels of the Mondrian-family trees take what they use of the core from here
 __all__ = [
     "COLUMNS",
+    "MAX_ROWS",
     "NO_NODE",
     "TreeArrays",
     "add_node",
     "capacity",
     "depths",
     "empty_tree",
+    "full",
     "is_leaf",
     "parent_time",
     "replace_child",
@@ -93,6 +96,13 @@ def add_node(tree, parent, lower, upper):
         tree.box_lower[node, d] = lower[d]
         tree.box_upper[node, d] = upper[d]
     return node
+
+
+@kernel(inline="always")
+def full(tree):
+    """The tree has no room for the 2 nodes of a split: it holds its ``max_nodes`` (the Python side reserves rows up
+    to that bound only, and otherwise room for every node a kernel call may add), so it stops splitting."""
+    return tree.n_nodes[0] + 2 > capacity(tree)
 
 
 # Node-level helpers take the arrays they read, not the tree: a call per visited node that

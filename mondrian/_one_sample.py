@@ -166,7 +166,7 @@ class TypedTrees:
             self.forest = List.empty_list(numba.typeof((first.nodes, first.stats, first.rng)))
         for t, tree in enumerate(self.trees):
             _put_tree(self.forest, t, *tree.nodes, tree.stats, tree.rng)
-        self.room = min(capacity(tree.nodes) - tree.n_nodes for tree in self.trees) // NODES_PER_POINT
+        self.room = min(tree.free_rows() for tree in self.trees) // NODES_PER_POINT
         self.rows = max(capacity(tree.nodes) for tree in self.trees)  # the scratch's room per node
 
     def scratch(self) -> Scratch:

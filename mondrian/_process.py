@@ -111,6 +111,13 @@ def _same_labels(y, samples, start, end):
     return True
 
 
+def batch_fits(tree, n_points: int) -> bool:
+    """The tree is empty with room for the nodes ``sample_block`` may make from ``n_points`` points (2 per point).
+    False when the tree's max_nodes is nearer: the batch is then learnt point by point, as a stream (an online
+    tree stops splitting at the bound; a batch one would spend it all on the first blocks it splits, depth first)."""
+    return tree.root[0] == NO_NODE and capacity(tree) >= 2 * n_points
+
+
 @kernel(inline="always")
 def sample_block(tree, X, samples, node, lifetime, rng, leaf_of):
     """SampleMondrianBlock(node, X[samples], lifetime) of LRT14, without recursion.

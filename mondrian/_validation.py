@@ -36,6 +36,8 @@ POSITIVE_OR_INF = Interval(Real, 0, None, closed="right")  # (0, inf]: a Mondria
 # a Generator (which scikit-learn's refuses), or None for fresh entropy.
 RANDOM_STATE = [Interval(Integral, 0, None, closed="left"), np.random.RandomState, np.random.Generator, None]
 CLASSES = [None, "array-like"]  # an online classifier's labels, when known before any data
+# the most nodes a Mondrian tree holds: a root and one split at least (splits add 2 nodes at a time); None: no bound
+MAX_NODES = [Interval(Integral, 3, None, closed="left"), None]
 # Threads: None (1), or a non-zero integer (-1: all cores, -2: all but one, ...). It never changes results.
 N_JOBS = [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None]
 

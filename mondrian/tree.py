@@ -10,7 +10,8 @@ import copy
 
 import numpy as np
 
-from mondrian._nodes import TreeArrays, capacity, empty_tree, reserved_rows
+from mondrian._node_arrays import grown
+from mondrian._nodes import MAX_ROWS, TreeArrays, capacity, empty_tree
 from mondrian._points import NO_POINT, empty_lists
 from mondrian._process import sample_partition
 from mondrian._process import sample_split as _sample_split
@@ -61,6 +62,9 @@ class MondrianTree(SplitTree):
     first_point, next_point : ndarray or None
         The points each leaf holds, as linked lists into the forest's point store, for trees that revisit past
         points; None otherwise.
+    max_nodes : int or None
+        The most nodes the tree holds (its estimator's ``max_nodes``; None: no bound): the node arrays never grow
+        beyond it, and a tree holding it, with no room for a split's 2 nodes, stops splitting.
 
     See Also
     --------
@@ -77,6 +81,8 @@ class MondrianTree(SplitTree):
     ['box_lower', 'box_upper', 'feature']
     """
 
+    max_nodes: int | None = None  # the class's: trees pickled before the bound have none
+
     def __init__(
         self, nodes: TreeArrays, rng: np.random.Generator, lifetime: float, n_stats: int = 0, stats_dtype=np.float64
     ):
@@ -90,7 +96,14 @@ class MondrianTree(SplitTree):
 
     @classmethod
     def empty(
-        cls, n_features: int, rng, lifetime: float, n_stats: int = 0, dtype=np.float64, stats_dtype=np.float64
+        cls,
+        n_features: int,
+        rng,
+        lifetime: float,
+        n_stats: int = 0,
+        dtype=np.float64,
+        stats_dtype=np.float64,
+        max_nodes: int | None = None,
     ) -> MondrianTree:
         """Make a tree with no node.
 
@@ -108,26 +121,45 @@ class MondrianTree(SplitTree):
             The precision of the boxes (that of the points the tree will hold).
         stats_dtype : numpy dtype, default=np.float64
             The precision of the statistics.
+        max_nodes : int or None, default=None
+            The most nodes the tree may hold (None: no bound).
 
         Returns
         -------
         MondrianTree
             The empty tree.
         """
-        return cls(empty_tree(n_features, dtype=dtype), rng, lifetime, n_stats, stats_dtype)
+        tree = cls(empty_tree(n_features, min(16, max_nodes or 16), dtype), rng, lifetime, n_stats, stats_dtype)
+        tree.max_nodes = max_nodes
+        return tree
 
     def reserve(self, n_new: int) -> None:
         """Make room for more nodes in the node arrays and their statistics (doubling the capacity).
 
+        The arrays never grow beyond ``max_nodes`` rows.
+
         Parameters
         ----------
         n_new : int
-            The number of nodes to make room for.
+            The number of nodes to make room for (fewer if ``max_nodes`` is nearer).
         """
-        super().reserve(n_new)
-        self.stats = reserved_rows(self.stats, capacity(self.nodes))
+        self.nodes = self._columns.with_room(self.nodes, n_new, self.max_nodes)
+        self.stats = _per_node(self.stats, capacity(self.nodes), 0)
         if self.first_point is not None:
-            self.first_point = reserved_rows(self.first_point, capacity(self.nodes), NO_POINT)
+            self.first_point = _per_node(self.first_point, capacity(self.nodes), NO_POINT)
+
+    def free_rows(self) -> int:
+        """Return the nodes the tree may still add before its arrays must grow.
+
+        Returns
+        -------
+        int
+            The rows left, or ``MAX_ROWS`` once the arrays hold ``max_nodes`` rows: the tree then never grows (it
+            stops splitting when it has no room left).
+        """
+        if capacity(self.nodes) == self.max_nodes:
+            return MAX_ROWS
+        return capacity(self.nodes) - self.n_nodes
 
     def keep_points(self, n_points: int) -> None:
         """Keep the points of each leaf, as indices into the forest's point store.
@@ -166,6 +198,11 @@ class MondrianTree(SplitTree):
         if self.first_point is not None:
             state["first_point"] = self.first_point[:n].copy()
         return state
+
+
+def _per_node(a: np.ndarray, rows: int, fill) -> np.ndarray:
+    """A per-node side array ``a`` with a row per row of the node arrays, ``rows`` (the new ones set to ``fill``)."""
+    return a if a.shape[0] >= rows else grown(a, rows, fill)
 
 
 def sample_mondrian(lifetime: float, lower, upper, random_state=None, max_cells: float = MAX_CELLS) -> MondrianTree:

