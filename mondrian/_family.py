@@ -51,6 +51,11 @@ class TreeFamily(Protocol):
         """Extend ``tree`` with the rows, in order (``first``: the index ``store`` gave them)."""
         ...
 
+    def weights_refused(self, forest) -> str | None:
+        """Why the trees cannot learn weighted rows (a sample weight other than 0 and 1), None if they can: then
+        ``learn_weighted`` learns them."""
+        ...
+
     def progressive(self, forest, tree, X, targets, first: int, params, prior, out) -> None:
         """Add to ``out`` the tree's prediction at each row before learning it (``prior`` in an empty tree)."""
         ...
@@ -112,7 +117,14 @@ class MondrianFamily:
     def store(self, forest, X, targets) -> int:
         return 0
 
+    def weights_refused(self, forest) -> str | None:
+        return self.forecaster.weights_refused
+
     def learn(self, forest, tree, X, targets, first, params) -> None:
+        self.learn_weighted(forest, tree, X, targets, None, first, params)
+
+    def learn_weighted(self, forest, tree, X, targets, weights, first, params) -> None:
+        """``learn`` with the rows' positive weights (None: all one), which the forecaster's ``learn`` takes."""
         # A forecaster that learns point by point is fed blocks, so that node capacity grows with the nodes actually
         # made (2 per point at most) rather than being reserved for the whole input; the leaf mean samples its
         # first batch at once.
@@ -120,7 +132,8 @@ class MondrianFamily:
         for start in range(0, X.shape[0], block):
             Xb, tb = X[start : start + block], targets[start : start + block]
             tree.reserve(2 * Xb.shape[0])
-            self.forecaster.learn(tree.nodes, tree.stats, Xb, tb, forest._onehot, tree.lifetime, params, tree.rng)
+            rows = () if weights is None else (weights[start : start + block],)
+            self.forecaster.learn(tree.nodes, tree.stats, Xb, tb, forest._onehot, tree.lifetime, params, tree.rng, *rows)
 
     def progressive(self, forest, tree, X, targets, first, params, prior, out) -> None:
         tree.reserve(2 * X.shape[0])

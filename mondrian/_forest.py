@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight
 
 from mondrian._family import TreeFamily
 from mondrian._inputs import ForestInputs
@@ -23,6 +24,7 @@ from mondrian._interrupts import interrupts_deferred, rollback_ready
 from mondrian._one_sample_path import OneSamplePath
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._schedule import Schedule
+from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
 
@@ -181,17 +183,45 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
             saved.update(copy.deepcopy({name: saved[name] for name in ("trees_", "points_") if name in saved}))
         return rollback_ready()
 
-    def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
+    def _weighed(self, X: np.ndarray, targets: np.ndarray, sample_weight, first: bool):
+        """The rows to learn, their targets and weights (None: all one, learnt as without weights): the rows of zero
+        weight dropped (they teach nothing). Refuses invalid weights (``_check_sample_weight``: of X's length,
+        finite, non-negative, not all zero on a first call), and weights other than 0 and 1 if the
+        trees cannot learn them (``weights_refused``)."""
+        if sample_weight is None:
+            return X, targets, None
+        weights = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, allow_all_zero_weights=not first
+        )
+        kept = weights > 0.0
+        if not kept.all():
+            X, targets, weights = X[kept], targets[kept], weights[kept]
+        if (weights == 1.0).all():
+            return X, targets, None
+        if (reason := self._family.weights_refused(self)) is not None:
+            raise ValueError(f"{type(self).__name__} takes no sample weights but 0 and 1 here: {reason}")
+        return X, targets, weights
+
+    def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict, weights=None) -> None:
+        """Learn the rows into the trees, each of the weight in ``weights`` (None: all one)."""
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
         family = self._family
         params = family.kernel_params(self)
+
+        def learn(tree):
+            if weights is None:
+                family.learn(self, tree, X, targets, first, params)
+            else:
+                family.learn_weighted(self, tree, X, targets, weights, first, params)
+
         with self._rollback_from(saved, trees, X.shape[0]):
             first = family.store(self, X, targets)
-            for_each(lambda tree: family.learn(self, tree, X, targets, first, params), trees, self.n_jobs)
+            for_each(learn, trees, self.n_jobs)
         self.predict_params_ = params
 
     @takes_turns
-    def fit(self, X, y):
+    @shared_docs
+    def fit(self, X, y, sample_weight=None):
         """Learn every tree afresh from (X, y).
 
         Same as a first ``partial_fit`` on a new estimator: the trees are started again (the previous ones are
@@ -203,6 +233,7 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
             The training inputs, finite numbers.
         y : array-like of shape (n_samples,)
             The targets: class labels for a classifier, numbers for a regressor.
+        {sample_weight}
 
         Returns
         -------
@@ -220,14 +251,16 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
             self.__dict__.pop("_dict_keys", None)  # the features are X's now
             schedule = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
+            X, targets, weights = self._weighed(X, targets, sample_weight, first=True)
             self._check_range(X, None)
             trees = self._start_trees(X.shape[1], schedule)
-            self._learn(trees, X, targets, saved)
+            self._learn(trees, X, targets, saved, weights)
             self.trees_ = trees
         return self
 
-    def _start_or_continue(self, X, y, classes):
-        """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call. Called inside
+    def _start_or_continue(self, X, y, classes, sample_weight=None):
+        """Validated inputs (and their weights: ``_weighed``) and the trees to extend: the fitted ones, or new empty
+        ones on a first call. Called inside
         ``_whole_or_unchanged``, which restores what validation set if it fails (a bad random_state raises in
         ``_start_trees``, after validation set n_features_in_)."""
         first = not hasattr(self, "trees_")
@@ -235,23 +268,25 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
         if not first:
             self._check_unchanged(schedule)
         X, targets = self._validated(X, y, classes, reset=first)
+        X, targets, weights = self._weighed(X, targets, sample_weight, first)
         self._check_range(X, None if first else self.trees_[0])
         trees = self._start_trees(X.shape[1], schedule) if first else self.trees_
-        return X, targets, trees
+        return X, targets, weights, trees
 
-    def _partial_fit(self, X, y, classes=None):
-        if self._learnt_plain_row(X, y, classes):  # one row: learn_one's path
+    def _partial_fit(self, X, y, classes=None, sample_weight=None):
+        if sample_weight is None and self._learnt_plain_row(X, y, classes):  # one row: learn_one's path
             return self
         with self._whole_or_unchanged() as saved:
-            X, targets, trees = self._start_or_continue(X, y, classes)
-            self._learn(trees, X, targets, saved)
+            X, targets, weights, trees = self._start_or_continue(X, y, classes, sample_weight)
+            if X.shape[0]:  # (none when every row weighs 0)
+                self._learn(trees, X, targets, saved, weights)
             self.trees_ = trees
         return self
 
     def _progressive(self, X, y, classes=None) -> np.ndarray:
         """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
         with self._whole_or_unchanged() as saved:
-            X, targets, trees = self._start_or_continue(X, y, classes)
+            X, targets, _, trees = self._start_or_continue(X, y, classes)
             self.__dict__.pop("_typed_trees", None)
             prior = self._prior()
             family = self._family
@@ -304,13 +339,13 @@ class Classification:
     if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
         classes: ArrayLike | None  # the constructor's
 
-        def _partial_fit(self, X, y, classes=None): ...
+        def _partial_fit(self, X, y, classes=None, sample_weight=None): ...
 
         def _progressive(self, X, y, classes=None) -> np.ndarray: ...
 
         def _mean_prediction(self, X) -> np.ndarray: ...
 
-        def _learn_one(self, x, y): ...
+        def _learn_one(self, x, y, w=1.0): ...
 
         def _predict_one_mean(self, x) -> list | None: ...
 
@@ -365,7 +400,8 @@ class Classification:
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
     @takes_turns
-    def partial_fit(self, X, y, classes=None):
+    @shared_docs
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Extend every tree with (X, y), online.
 
         The trees learnt so far are extended, never grown again; a first call starts them.
@@ -380,6 +416,7 @@ class Classification:
             Every label the stream may hold. Required on the first call unless the estimator was given its
             ``classes`` (scikit-learn's convention: the first rows rarely show every class); optional later, and
             then checked against ``classes_``.
+        {sample_weight}
 
         Returns
         -------
@@ -394,7 +431,7 @@ class Classification:
             parameter or the data is invalid (the estimator is then left as it was).
         """
         self._check_classes_given(classes)
-        return self._partial_fit(X, y, classes)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     @takes_turns
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
@@ -473,7 +510,8 @@ class Classification:
             return None
 
     @takes_turns
-    def learn_one(self, x, y):
+    @shared_docs
+    def learn_one(self, x, y, w=1.0):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
         Parameters
@@ -483,6 +521,7 @@ class Classification:
             fixes the features and their order, later ones must hold the same), or a 1-D array.
         y : label
             Its class, one of ``classes_``.
+        {w}
 
         Returns
         -------
@@ -495,7 +534,7 @@ class Classification:
         to a first ``partial_fit(..., classes=...)``. AMF runs one compiled call over all its trees; the other
         forests learn through ``partial_fit`` on a one-row array.
         """
-        return self._learn_one(x, y)
+        return self._learn_one(x, y, w)
 
     @takes_turns
     def predict_proba_one(self, x) -> dict:
@@ -553,13 +592,13 @@ class Regression:
 
     if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
 
-        def _partial_fit(self, X, y, classes=None): ...
+        def _partial_fit(self, X, y, classes=None, sample_weight=None): ...
 
         def _progressive(self, X, y, classes=None) -> np.ndarray: ...
 
         def _mean_prediction(self, X) -> np.ndarray: ...
 
-        def _learn_one(self, x, y): ...
+        def _learn_one(self, x, y, w=1.0): ...
 
         def _predict_one_mean(self, x) -> list | None: ...
 
@@ -603,7 +642,8 @@ class Regression:
         return np.zeros(1)
 
     @takes_turns
-    def partial_fit(self, X, y):
+    @shared_docs
+    def partial_fit(self, X, y, sample_weight=None):
         """Extend every tree with (X, y), online.
 
         The trees learnt so far are extended, never grown again; a first call starts them.
@@ -614,6 +654,7 @@ class Regression:
             The inputs, finite numbers.
         y : array-like of shape (n_samples,)
             Their labels, finite numbers.
+        {sample_weight}
 
         Returns
         -------
@@ -626,7 +667,7 @@ class Regression:
             If ``n_estimators`` or the lifetime changed since the trees were started, or if a parameter or the data
             is invalid (the estimator is then left as it was).
         """
-        return self._partial_fit(X, y)
+        return self._partial_fit(X, y, sample_weight=sample_weight)
 
     @takes_turns
     def progressive_predict(self, X, y) -> np.ndarray:
@@ -677,7 +718,8 @@ class Regression:
         return None
 
     @takes_turns
-    def learn_one(self, x, y):
+    @shared_docs
+    def learn_one(self, x, y, w=1.0):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
         Parameters
@@ -687,13 +729,14 @@ class Regression:
             fixes the features and their order, later ones must hold the same), or a 1-D array.
         y : float
             Its label.
+        {w}
 
         Returns
         -------
         self
             The estimator.
         """
-        return self._learn_one(x, y)
+        return self._learn_one(x, y, w)
 
     @takes_turns
     def predict_one(self, x) -> float:

@@ -11,7 +11,7 @@ import re
 import textwrap
 from typing import TypeVar
 
-T = TypeVar("T", bound=type)
+T = TypeVar("T")  # a class, or a method whose docstring names paragraphs
 
 PARAGRAPHS = {
     # -- parameters of every forest ----------------------------------------------------------------------------------
@@ -31,6 +31,16 @@ classes : array-like of shape (n_classes,) or None, default=None
     from the first call on, and ``learn_one`` or a first ``partial_fit`` need no ``classes=`` (one given there
     must agree). None: the first ``partial_fit`` names them; ``fit`` and ``progressive_predict_proba`` take them
     from ``y``.""",
+    # -- the learning calls' weights ----------------------------------------------------------------------------------
+    "sample_weight": """\
+sample_weight : array-like of shape (n_samples,), default=None
+    A non-negative finite weight per row (None: all one), copied: a row of weight w counts as w rows in the
+    statistics the trees keep, and a row of weight 0 is dropped, the model exactly as without it. An estimator
+    whose trees cannot weigh rows (its docstring says so) takes weights of 0 and 1 only.""",
+    "w": """\
+w : float, default=1.0
+    The sample's weight (river's convention), as ``sample_weight=[w]`` in ``partial_fit``; 1.0 learns as
+    without it.""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0

@@ -52,6 +52,9 @@ class BSPFamily:
         """(scale, exponent) of the budget tau_n = scale * n^exponent after n points (``_schedule``)."""
         return forest._schedule.scale, forest._schedule.exponent(forest.n_features_in_)
 
+    def weights_refused(self, forest) -> str | None:
+        return "its kernels do not weigh the points' counts and label sums yet"
+
     def learn(self, forest, tree: BSPTree, X, targets, first: int, params) -> None:
         tree.keep_points(forest.points_.n)
         scale, exponent = self._budget(forest)

@@ -66,6 +66,9 @@ class OnlineRandomFamily:
     def store(self, forest, X, targets) -> int:
         return 0
 
+    def weights_refused(self, forest) -> str | None:
+        return "its kernels do not multiply the online bagging's Poisson counts by a weight yet"
+
     def learn(self, forest, tree, X, targets, first, params) -> None:
         tree.nodes, tree.stats = _orf.learn(tree.nodes, tree.stats, X, targets, True, np.inf, params, tree.rng)
 
