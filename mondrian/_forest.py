@@ -186,8 +186,8 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
     def _weighed(self, X: np.ndarray, targets: np.ndarray, sample_weight, first: bool):
         """The rows to learn, their targets and weights (None: all one, learnt as without weights): the rows of zero
         weight dropped (they teach nothing). Refuses invalid weights (``_check_sample_weight``: of X's length,
-        finite, non-negative, not all zero on a first call), and weights other than 0 and 1 if the
-        trees cannot learn them (``weights_refused``)."""
+        finite, non-negative, not all zero on a first call). Trees that cannot weigh a row (``weights_refused``)
+        learn a whole weight k as k copies of the row, one after the other, and refuse a fractional one."""
         if sample_weight is None:
             return X, targets, None
         weights = _check_sample_weight(
@@ -198,9 +198,19 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
             X, targets, weights = X[kept], targets[kept], weights[kept]
         if (weights == 1.0).all():
             return X, targets, None
-        if (reason := self._family.weights_refused(self)) is not None:
-            raise ValueError(f"{type(self).__name__} takes no sample weights but 0 and 1 here: {reason}")
-        return X, targets, weights
+        if (reason := self._family.weights_refused(self)) is None:
+            return X, targets, weights
+        return *self._copies(X, targets, weights, reason), None
+
+    def _copies(self, X: np.ndarray, targets: np.ndarray, weights: np.ndarray, reason: str):
+        """Each row repeated as many times as its whole weight says (a fractional one refused: ``reason``)."""
+        if not np.array_equal(weights, np.floor(weights)):
+            raise ValueError(
+                f"{type(self).__name__} takes whole sample weights only here (a weight k learns k copies of its row): "
+                f"{reason}"
+            )
+        copies = weights.astype(np.int64)
+        return np.repeat(X, copies, axis=0), np.repeat(targets, copies)
 
     def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict, weights=None) -> None:
         """Learn the rows into the trees, each of the weight in ``weights`` (None: all one)."""

@@ -4,8 +4,10 @@ The leaf-mean trees (MondrianForestClassifier with smoothing="empirical" or vote
 with prediction="leaf" or "path", a fixed lifetime) weigh rows: a row of integer weight k is, bit for bit, k copies
 of it in a row, for the trees (their nodes, splits, times) and the counts; a regressor's label sums are w * y against
 y + ... + y, equal within 1e-12 relative (summation order). Every estimator takes weights of 0 and 1: ones are the
-unweighted model bit for bit, zeros drop their rows bit for bit. The others refuse another weight in a ValueError
-saying why (IKN's customers, the point stores, AMF, ORF, BSP: ``weights_refused``).
+unweighted model bit for bit, zeros drop their rows bit for bit. The others learn a whole weight k as k copies of
+the row (bit for bit repeated rows, by construction) and refuse a fractional weight in a ValueError saying why
+(IKN's customers, the point stores, AMF, ORF, BSP: ``weights_refused``). For AMF this is not yet river's weighted
+row (one learning step whose loss counts w times in the aggregation weights): k copies are k steps.
 """
 
 import numpy as np
@@ -99,13 +101,20 @@ def test_zero_weights_drop_their_rows(name):
 
 
 @pytest.mark.parametrize("name", REFUSING)
-def test_weights_the_trees_cannot_weigh_are_refused(name):
+def test_whole_weights_are_copies_where_the_trees_cannot_weigh(name):
+    """Trees that cannot weigh a row learn a weight k as k copies of it in a row, bit for bit, and refuse a
+    fractional weight, the model unchanged."""
     X, y = _data(is_classifier(name))
-    model = ONLINE[name]().fit(X, y)
-    before = _prediction(model, X)
-    with pytest.raises(ValueError, match="takes no sample weights but 0 and 1"):
-        model.partial_fit(X, y, sample_weight=np.full(X.shape[0], 2.0))
-    np.testing.assert_array_equal(_prediction(model, X), before)
+    w = np.random.default_rng(1).integers(0, 4, X.shape[0])
+    w[0] = 1
+    weighted = ONLINE[name]().fit(X[:30], y[:30], sample_weight=w[:30]).partial_fit(X[30:], y[30:], sample_weight=w[30:])
+    repeated = ONLINE[name]().fit(np.repeat(X[:30], w[:30], 0), np.repeat(y[:30], w[:30]))
+    repeated.partial_fit(np.repeat(X[30:], w[30:], 0), np.repeat(y[30:], w[30:]))
+    before = _prediction(weighted, X)
+    np.testing.assert_array_equal(before, _prediction(repeated, X))
+    with pytest.raises(ValueError, match="takes whole sample weights only"):
+        weighted.partial_fit(X, y, sample_weight=np.full(X.shape[0], 2.5))
+    np.testing.assert_array_equal(_prediction(weighted, X), before)
 
 
 @pytest.mark.parametrize(
@@ -160,7 +169,7 @@ def test_learn_one_refuses_a_weight_amf_cannot_weigh():
     X, y = _data(False)
     model = ONLINE["amf-reg"]().fit(X, y)
     before = model.predict(X)
-    with pytest.raises(ValueError, match="takes no sample weights"):
-        model.learn_one(X[0], y[0], 2.0)
+    with pytest.raises(ValueError, match="takes whole sample weights only"):
+        model.learn_one(X[0], y[0], 2.5)
     model.learn_one(X[0], y[0], 0.0)  # learns nothing
     np.testing.assert_array_equal(model.predict(X), before)
