@@ -133,7 +133,9 @@ class MondrianFamily:
             Xb, tb = X[start : start + block], targets[start : start + block]
             tree.reserve(2 * Xb.shape[0])
             rows = () if weights is None else (weights[start : start + block],)
-            self.forecaster.learn(tree.nodes, tree.stats, Xb, tb, forest._onehot, tree.lifetime, params, tree.rng, *rows)
+            self.forecaster.learn(
+                tree.nodes, tree.stats, Xb, tb, forest._onehot, tree.lifetime, params, tree.rng, *rows
+            )
 
     def progressive(self, forest, tree, X, targets, first, params, prior, out) -> None:
         tree.reserve(2 * X.shape[0])

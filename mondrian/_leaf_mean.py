@@ -84,13 +84,18 @@ def _extend_each(tree, stats, X, y, w, onehot, lifetime, rng):
 weights_refused = None
 
 
+def weights_or_ones(X: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The rows' weights for the kernels: ``w``, or ones (a row of weight 1 adds exactly what it adds unweighted)."""
+    return np.ones(X.shape[0]) if w is None else w
+
+
 def learn(tree, stats, X, y, onehot, lifetime, params, rng, w=None):
     """Add the points (X, y) to the tree: batch sampling into an empty tree, else online extension.
 
     Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes. The two ways are two
     kernels, so that a first fit compiles only the first. ``w``: the points' positive weights (None: all one).
     """
-    w = np.ones(X.shape[0]) if w is None else w
+    w = weights_or_ones(X, w)
     if tree.root[0] == NO_NODE:
         _sample_first(tree, stats, X, y, w, onehot, lifetime, rng)
     else:

@@ -26,7 +26,10 @@ class PointFamily(MondrianFamily):
         return forest.points_.append(X, targets)
 
     def weights_refused(self, forest) -> str | None:
-        return super().weights_refused(forest) or "its point store, from which leaves are sampled again, keeps no weights yet"
+        return (
+            super().weights_refused(forest)
+            or "its point store, from which leaves are sampled again, keeps no weights yet"
+        )
 
     def _room(self, forest, tree: MondrianTree, n_new: int) -> int:
         """The nodes to reserve before learning ``n_new`` more points."""

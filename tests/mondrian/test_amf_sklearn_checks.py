@@ -19,8 +19,9 @@ _TRAIN_R2 = (
 
 _ORDER = (
     "AMF learns online whatever the call: each point's loss enters the aggregation weights before the point is "
-    "learnt, so the order of the rows changes the predictions, and the check shuffles the weighted rows against the "
-    "repeated ones. A whole weight k is k copies of the row in its place, bit for bit (test_sample_weight)."
+    "learnt, so a row of weight k (one step, its loss counted k times) is not k copies (k steps, each charged after "
+    "learning the one before), and the order of the rows, which the check shuffles, changes the predictions. Its "
+    "trees and counts are the repeated rows' (test_sample_weight)."
 )
 
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {

@@ -6,8 +6,8 @@ of it in a row, for the trees (their nodes, splits, times) and the counts; a reg
 y + ... + y, equal within 1e-12 relative (summation order). Every estimator takes weights of 0 and 1: ones are the
 unweighted model bit for bit, zeros drop their rows bit for bit. The others learn a whole weight k as k copies of
 the row (bit for bit repeated rows, by construction) and refuse a fractional weight in a ValueError saying why
-(IKN's customers, the point stores, AMF, ORF, BSP: ``weights_refused``). For AMF this is not yet river's weighted
-row (one learning step whose loss counts w times in the aggregation weights): k copies are k steps.
+(IKN's customers, the point stores, ORF, BSP: ``weights_refused``). AMF weighs a row as river does: one learning
+step whose loss counts w times in the aggregation weights, so only its trees and counts are repeated rows'.
 """
 
 import numpy as np
@@ -22,8 +22,8 @@ WEIGHTED = {
     "mf-reg": ONLINE["mf-reg"],
     "mf-reg-path": ONLINE["mf-reg-path"],
 }
-REFUSING = ["mf-clf", "mf-clf-increasing", "mf-reg-increasing-path", "amf-clf", "amf-reg", "bsp-clf", "bsp-reg"]
-REFUSING += ["orf-clf"]
+REFUSING = ["mf-clf", "mf-clf-increasing", "mf-reg-increasing-path", "bsp-clf", "bsp-reg", "orf-clf"]
+AMF = ["amf-clf", "amf-reg"]
 
 
 def _data(classifier: bool, n: int = 60, seed: int = 0):
@@ -81,7 +81,39 @@ def test_fractional_weights_scale_the_statistics(name):
     np.testing.assert_allclose(_prediction(full, X), _prediction(half, X), rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", [*WEIGHTED, *REFUSING])
+@pytest.mark.parametrize("name", AMF)
+def test_amf_integer_weights_grow_the_trees_of_repeated_rows(name):
+    """AMF learns online: a row of weight k is one step, its loss charged k times before it is learnt, where k copies
+    are k steps, each charged after learning the copies before. The trees, their random streams and the counts are
+    the repeated rows' bit for bit (a copy lands in its own leaf's box: no split, no draw), the label sums within
+    1e-12 (w * y against y + ... + y); the aggregation weights differ."""
+    X, y = _data(is_classifier(name))
+    w = np.random.default_rng(1).integers(0, 4, X.shape[0])
+    w[0] = 1
+    weighted = ONLINE[name]().fit(X, y, sample_weight=w)
+    repeated = ONLINE[name]().fit(np.repeat(X, w, 0), np.repeat(y, w))
+    m = weighted.trees_[0].stats.shape[1] - 2  # the columns before log w and log wbar
+    for (tree_a, stats_a), (tree_b, stats_b) in zip(_trees(weighted), _trees(repeated), strict=True):
+        assert_equal_nested(tree_a, tree_b)
+        np.testing.assert_array_equal(stats_a[:, 0], stats_b[:, 0])
+        np.testing.assert_allclose(stats_a[:, :m], stats_b[:, :m], rtol=1e-12, atol=0.0)
+
+
+@pytest.mark.parametrize("name", AMF)
+def test_amf_weight_multiplies_the_loss(name):
+    """A first row of weight w, the root of every tree: its count and label sum are w times the unweighted row's, and
+    so is its log w, -step * w * loss of the empty forecaster (uniform over the classes, or 0 for a label y: y^2)."""
+    X, y = _data(is_classifier(name))
+    make = (lambda: ONLINE[name]().set_params(classes=[0, 1])) if is_classifier(name) else ONLINE[name]
+    one, tripled = make().fit(X[:1], y[:1]), make().fit(X[:1], y[:1], sample_weight=[3.0])
+    for a, b in zip(one.trees_, tripled.trees_, strict=True):
+        assert a.n_nodes == b.n_nodes == 1
+        np.testing.assert_allclose(b.stats[0, :-1], 3 * a.stats[0, :-1], rtol=1e-6)
+    if not is_classifier(name):  # (the classifier's default weighting does not charge a new leaf)
+        assert one.trees_[0].stats[0, -2] < 0.0
+
+
+@pytest.mark.parametrize("name", [*WEIGHTED, *AMF, *REFUSING])
 def test_ones_are_no_weights(name):
     make = {**ONLINE, **WEIGHTED}[name]
     X, y = _data(is_classifier(name))
@@ -90,7 +122,7 @@ def test_ones_are_no_weights(name):
     np.testing.assert_array_equal(_prediction(plain, X), _prediction(ones, X))
 
 
-@pytest.mark.parametrize("name", [*WEIGHTED, *REFUSING])
+@pytest.mark.parametrize("name", [*WEIGHTED, *AMF, *REFUSING])
 def test_zero_weights_drop_their_rows(name):
     make = {**ONLINE, **WEIGHTED}[name]
     X, y = _data(is_classifier(name))
@@ -107,7 +139,9 @@ def test_whole_weights_are_copies_where_the_trees_cannot_weigh(name):
     X, y = _data(is_classifier(name))
     w = np.random.default_rng(1).integers(0, 4, X.shape[0])
     w[0] = 1
-    weighted = ONLINE[name]().fit(X[:30], y[:30], sample_weight=w[:30]).partial_fit(X[30:], y[30:], sample_weight=w[30:])
+    weighted = (
+        ONLINE[name]().fit(X[:30], y[:30], sample_weight=w[:30]).partial_fit(X[30:], y[30:], sample_weight=w[30:])
+    )
     repeated = ONLINE[name]().fit(np.repeat(X[:30], w[:30], 0), np.repeat(y[:30], w[:30]))
     repeated.partial_fit(np.repeat(X[30:], w[30:], 0), np.repeat(y[30:], w[30:]))
     before = _prediction(weighted, X)
@@ -153,11 +187,12 @@ def test_weights_are_copied_not_changed():
 
 
 @pytest.mark.parametrize("w", [0.0, 1.0, 2.5])
-@pytest.mark.parametrize("name", ["mf-clf-empirical", "mf-reg"])
+@pytest.mark.parametrize("name", ["mf-clf-empirical", "mf-reg", *AMF])
 def test_learn_one_weight_is_partial_fit_of_one_row(name, w):
     X, y = _data("clf" in name)
-    one = WEIGHTED[name]().fit(X[:30], y[:30])
-    batch = WEIGHTED[name]().fit(X[:30], y[:30])
+    make = {**ONLINE, **WEIGHTED}[name]
+    one = make().fit(X[:30], y[:30])
+    batch = make().fit(X[:30], y[:30])
     for i in range(30, 40):
         one.learn_one(X[i], y[i], w)
         batch.partial_fit(X[i : i + 1], y[i : i + 1], sample_weight=[w])
@@ -165,9 +200,9 @@ def test_learn_one_weight_is_partial_fit_of_one_row(name, w):
     np.testing.assert_array_equal(_prediction(one, X), _prediction(batch, X))
 
 
-def test_learn_one_refuses_a_weight_amf_cannot_weigh():
+def test_learn_one_refuses_a_weight_bsp_cannot_weigh():
     X, y = _data(False)
-    model = ONLINE["amf-reg"]().fit(X, y)
+    model = ONLINE["bsp-reg"]().fit(X, y)
     before = model.predict(X)
     with pytest.raises(ValueError, match="takes whole sample weights only"):
         model.learn_one(X[0], y[0], 2.5)
