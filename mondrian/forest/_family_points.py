@@ -25,12 +25,6 @@ class PointFamily(MondrianFamily):
     def store(self, forest, X, targets) -> int:
         return forest.points_.append(X, targets)
 
-    def weights_refused(self, forest) -> str | None:
-        return (
-            super().weights_refused(forest)
-            or "its point store, from which leaves are sampled again, keeps no weights yet"
-        )
-
     def _room(self, forest, tree: MondrianTree, n_new: int) -> int:
         """The nodes to reserve before learning ``n_new`` more points."""
         raise NotImplementedError
@@ -79,6 +73,12 @@ class IncreasingFamily(PointFamily):
         trees = super().new_trees(forest, n_features, schedule)
         forest.lifetime_scale_, forest.min_samples_split_ = schedule.scale, schedule.min_split
         return trees
+
+    def weights_refused(self, forest) -> str | None:
+        return (
+            "the increasing lifetime lam_n = scale * n^(1/(d+2)) and min_samples_split count points, which a fraction "
+            "of a point cannot be"
+        )
 
     def _room(self, forest, tree, n_new: int) -> int:
         """2 nodes per stored point: raising the lifetime splits leaves anywhere."""

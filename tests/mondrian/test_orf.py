@@ -1025,9 +1025,9 @@ ONE_PASS_FAILURES = {
 }
 _SHUFFLED_WEIGHTS = {
     "check_sample_weight_equivalence_on_dense_data": (
-        "ORF learns online, each row's Poisson count and its trees' tests drawn in arrival order: the check shuffles "
-        "the weighted rows against the repeated ones. A whole weight k is k copies of the row in its place, bit for "
-        "bit (test_sample_weight)."
+        "ORF's online bagging draws one Poisson count per row, which a weight multiplies: a row of weight k is one "
+        "draw times k, k copies are k draws; and it learns online, its tests drawn in arrival order, which the check "
+        "shuffles. The weights multiply the counts (test_sample_weight)."
     )
 }
 
