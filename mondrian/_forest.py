@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, ClassVar
 
@@ -64,6 +65,36 @@ def _started_schedule(state: dict) -> Schedule:
         return Schedule.growing(state["lifetime_scale_"], state["min_samples_split_"])
     lifetime = state["trees_"][0].lifetime
     return Schedule.growing(lifetime[1]) if isinstance(lifetime, tuple) else Schedule.fixed(lifetime)
+
+
+def weighed(X: np.ndarray, targets: np.ndarray, sample_weight, first: bool, refused: Callable, name: str):
+    """The rows to learn, their targets and weights (None: all one, learnt as without weights): the rows of zero
+    weight dropped (they teach nothing). Refuses invalid weights (``_check_sample_weight``: of X's length, finite,
+    non-negative, not all zero on a ``first`` call). ``refused()``: why the estimator cannot weigh a row, or None;
+    if it cannot, a whole weight k is learnt as k copies of the row, one after the other, and a fractional one is
+    refused (``name``: the estimator's)."""
+    if sample_weight is None:
+        return X, targets, None
+    weights = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, allow_all_zero_weights=not first
+    )
+    kept = weights > 0.0
+    if not kept.all():
+        X, targets, weights = X[kept], targets[kept], weights[kept]
+    if (weights == 1.0).all():
+        return X, targets, None
+    if (reason := refused()) is None:
+        return X, targets, weights
+    return *_copies(X, targets, weights, f"{name} takes whole sample weights only here: {reason}"), None
+
+
+def _copies(X: np.ndarray, targets: np.ndarray, weights: np.ndarray, refusal: str):
+    """Each row repeated as many times as its whole weight (a weight k learns k copies of its row); a fractional
+    weight raises ``refusal``."""
+    if not np.array_equal(weights, np.floor(weights)):
+        raise ValueError(refusal)
+    copies = weights.astype(np.int64)
+    return np.repeat(X, copies, axis=0), np.repeat(targets, copies)
 
 
 @contextmanager
@@ -184,33 +215,10 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
         return rollback_ready()
 
     def _weighed(self, X: np.ndarray, targets: np.ndarray, sample_weight, first: bool):
-        """The rows to learn, their targets and weights (None: all one, learnt as without weights): the rows of zero
-        weight dropped (they teach nothing). Refuses invalid weights (``_check_sample_weight``: of X's length,
-        finite, non-negative, not all zero on a first call). Trees that cannot weigh a row (``weights_refused``)
-        learn a whole weight k as k copies of the row, one after the other, and refuse a fractional one."""
-        if sample_weight is None:
-            return X, targets, None
-        weights = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, allow_all_zero_weights=not first
+        """``weighed`` rows for this forest's trees (``weights_refused``: those that cannot weigh a row)."""
+        return weighed(
+            X, targets, sample_weight, first, lambda: self._family.weights_refused(self), type(self).__name__
         )
-        kept = weights > 0.0
-        if not kept.all():
-            X, targets, weights = X[kept], targets[kept], weights[kept]
-        if (weights == 1.0).all():
-            return X, targets, None
-        if (reason := self._family.weights_refused(self)) is None:
-            return X, targets, weights
-        return *self._copies(X, targets, weights, reason), None
-
-    def _copies(self, X: np.ndarray, targets: np.ndarray, weights: np.ndarray, reason: str):
-        """Each row repeated as many times as its whole weight says (a fractional one refused: ``reason``)."""
-        if not np.array_equal(weights, np.floor(weights)):
-            raise ValueError(
-                f"{type(self).__name__} takes whole sample weights only here (a weight k learns k copies of its row): "
-                f"{reason}"
-            )
-        copies = weights.astype(np.int64)
-        return np.repeat(X, copies, axis=0), np.repeat(targets, copies)
 
     def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict, weights=None) -> None:
         """Learn the rows into the trees, each of the weight in ``weights`` (None: all one)."""

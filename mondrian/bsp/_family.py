@@ -53,7 +53,10 @@ class BSPFamily:
         return forest._schedule.scale, forest._schedule.exponent(forest.n_features_in_)
 
     def weights_refused(self, forest) -> str | None:
-        return "its kernels do not weigh the points' counts and label sums yet"
+        return (
+            "its budget tau_n and its small leaves (at most 3 points, uncut) count points, which a fraction of a point "
+            "cannot be"
+        )
 
     def learn(self, forest, tree: BSPTree, X, targets, first: int, params) -> None:
         tree.keep_points(forest.points_.n)

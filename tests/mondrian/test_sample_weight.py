@@ -16,7 +16,12 @@ import pytest
 from estimators import ONLINE, is_classifier
 from model_state import assert_equal_nested, used_tree_state
 
-from mondrian import MondrianForestClassifier, MondrianForestRegressor
+from mondrian import (
+    MondrianForestClassifier,
+    MondrianForestRegressor,
+    MondrianPartitionForestClassifier,
+    MondrianPartitionForestRegressor,
+)
 
 WEIGHTED = {
     "mf-clf-empirical": lambda: MondrianForestClassifier(n_estimators=3, smoothing="empirical", random_state=0),
@@ -225,3 +230,28 @@ def test_learn_one_refuses_a_weight_bsp_cannot_weigh():
         model.learn_one(X[0], y[0], 2.5)
     model.learn_one(X[0], y[0], 0.0)  # learns nothing
     np.testing.assert_array_equal(model.predict(X), before)
+
+
+PARTITION = [MondrianPartitionForestClassifier, MondrianPartitionForestRegressor]
+
+
+@pytest.mark.parametrize("model", PARTITION)
+def test_partition_integer_weights_are_repeated_rows(model):
+    """The partition is drawn where the data lie, independently of the rows' order or number: a weight k gives the
+    trees of k copies bit for bit, and counts k times (label sums within 1e-12); zero weights drop their rows."""
+    X, y = _data(model is MondrianPartitionForestClassifier)
+    w = np.random.default_rng(1).integers(0, 4, X.shape[0])
+    weighted = model(n_estimators=3, random_state=0).fit(X, y, sample_weight=w)
+    repeated = model(n_estimators=3, random_state=0).fit(np.repeat(X, w, 0), np.repeat(y, w))
+    _same_trees(weighted, repeated, rtol=1e-12)
+    np.testing.assert_allclose(_prediction(weighted, X), _prediction(repeated, X), rtol=1e-12)
+    ones = model(n_estimators=3, random_state=0).fit(X, y, sample_weight=np.ones(X.shape[0]))
+    np.testing.assert_array_equal(_prediction(ones, X), _prediction(model(n_estimators=3, random_state=0).fit(X, y), X))
+
+
+def test_partition_adaptive_lifetime_takes_whole_weights_only():
+    X, y = _data(False)
+    model = MondrianPartitionForestRegressor(lifetime="adaptive", random_state=0)
+    with pytest.raises(ValueError, match="two halves"):
+        model.fit(X, y, sample_weight=np.full(X.shape[0], 0.5))
+    assert not hasattr(model, "trees_")
