@@ -35,12 +35,25 @@ classes : array-like of shape (n_classes,) or None, default=None
     "sample_weight": """\
 sample_weight : array-like of shape (n_samples,), default=None
     A non-negative finite weight per row (None: all one), copied: a row of weight w counts as w rows in the
-    statistics the trees keep, and a row of weight 0 is dropped, the model exactly as without it. An estimator
-    whose trees cannot weigh rows (its docstring says so) takes weights of 0 and 1 only.""",
+    statistics the trees keep, and a row of weight 0 is dropped, the model exactly as without it. Trees that
+    cannot weigh a row (the estimator's Notes say which) learn a whole weight k as k copies of the row and refuse
+    a fractional weight in a ValueError.""",
     "w": """\
 w : float, default=1.0
     The sample's weight (river's convention), as ``sample_weight=[w]`` in ``partial_fit``; 1.0 learns as
-    without it.""",
+    without it (another weight goes through ``partial_fit``, not AMF's one-sample kernel).""",
+    # -- what each estimator's trees make of a row's weight (the Notes) -----------------------------------------------
+    "weights_amf": """\
+Sample weights (river's convention): a row of weight w is one update whose count, label sum and loss in the
+aggregation weights are w times the unweighted row's; k copies are k updates, each charged after the one before,
+so a whole weight grows the trees and counts of copies but not their aggregation weights.""",
+    "weights_bsp": """\
+Sample weights: the budget tau_n and the small leaves count points, so a whole weight k is learnt as k copies
+of the row and a fractional weight is refused.""",
+    "weights_partition": """\
+Sample weights (``fit``'s ``sample_weight``): a row's weight multiplies its count and label sum in its cells, the
+partition being drawn where the data lie (a whole weight k: the trees of k copies, bit for bit); the adaptive
+lifetime deals whole rows into its halves, so there a whole weight k is k copies and a fractional one is refused.""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0

@@ -298,6 +298,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
 
     Notes
     -----
+    {weights_partition}
+
     The partition at a smaller lifetime is the same tree pruned at it, so one fitted forest predicts at every
     lifetime up to its own (MGS20's nested estimators): ``predict(X, lifetime)`` and ``predict_nested(X,
     lifetimes)``.
@@ -520,6 +522,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     Notes
     -----
+    {weights_partition}
+
     As the regressor's, predictions use the fitted state; only ``n_jobs`` is read (and validated) at every call.
 
     References
