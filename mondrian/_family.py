@@ -52,8 +52,8 @@ class TreeFamily(Protocol):
         ...
 
     def weights_refused(self, forest) -> str | None:
-        """Why the trees cannot learn weighted rows (a sample weight other than 0 and 1), None if they can: then
-        ``learn_weighted`` learns them."""
+        """Why the trees cannot learn weighted rows (a sample weight other than 0 and 1), None if they can: the
+        family is then a ``WeighingFamily``."""
         ...
 
     def progressive(self, forest, tree, X, targets, first: int, params, prior, out) -> None:
@@ -70,6 +70,14 @@ class TreeFamily(Protocol):
 
     def widest_side(self, forest) -> tuple[float, str]:
         """The widest side of a box the kernels take, and why."""
+        ...
+
+
+class WeighingFamily(TreeFamily, Protocol):
+    """A family whose trees weigh rows (``weights_refused`` gives None)."""
+
+    def learn_weighted(self, forest, tree, X, targets, weights: np.ndarray, first: int, params) -> None:
+        """``learn`` the rows, of positive ``weights``."""
         ...
 
 

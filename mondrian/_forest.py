@@ -10,7 +10,7 @@ import math
 import numbers
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
 
-from mondrian._family import TreeFamily
+from mondrian._family import TreeFamily, WeighingFamily
 from mondrian._inputs import ForestInputs
 from mondrian._inputs import writeable as writeable  # re-exported: partition.py imports it from here
 from mondrian._interrupts import interrupts_deferred, rollback_ready
@@ -230,7 +230,7 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
             if weights is None:
                 family.learn(self, tree, X, targets, first, params)
             else:
-                family.learn_weighted(self, tree, X, targets, weights, first, params)
+                cast(WeighingFamily, family).learn_weighted(self, tree, X, targets, weights, first, params)
 
         with self._rollback_from(saved, trees, X.shape[0]):
             first = family.store(self, X, targets)
