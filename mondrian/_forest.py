@@ -110,6 +110,7 @@ def unchanged_on_failure(estimator):
         raise
 
 
+@shared_docs
 class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
     """What every online Mondrian forest shares: validation, trees with their own random streams, threads,
     failure atomicity. A subclass picks its tree family (``_family``, a ``TreeFamily``: its trees, their kernels and
@@ -238,7 +239,6 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
         self.predict_params_ = params
 
     @takes_turns
-    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Learn every tree afresh from (X, y).
 
@@ -349,6 +349,7 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
         return out
 
 
+@shared_docs
 class Classification:
     """Target encoding and the public methods of a classifier forest."""
 
@@ -418,7 +419,6 @@ class Classification:
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
     @takes_turns
-    @shared_docs
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Extend every tree with (X, y), online.
 
@@ -528,7 +528,6 @@ class Classification:
             return None
 
     @takes_turns
-    @shared_docs
     def learn_one(self, x, y, w=1.0):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
@@ -603,6 +602,7 @@ class Classification:
         return max(proba, key=proba.__getitem__) if proba else None
 
 
+@shared_docs
 class Regression:
     """Target encoding and the public methods of a regressor forest."""
 
@@ -660,7 +660,6 @@ class Regression:
         return np.zeros(1)
 
     @takes_turns
-    @shared_docs
     def partial_fit(self, X, y, sample_weight=None):
         """Extend every tree with (X, y), online.
 
@@ -736,7 +735,6 @@ class Regression:
         return None
 
     @takes_turns
-    @shared_docs
     def learn_one(self, x, y, w=1.0):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 

@@ -7,11 +7,12 @@ as that line. ``help()``, the API reference and numpydoc's checks then read whol
 
 from __future__ import annotations
 
+import inspect
 import re
 import textwrap
 from typing import TypeVar
 
-T = TypeVar("T")  # a class, or a method whose docstring names paragraphs
+T = TypeVar("T", bound=type)
 
 PARAGRAPHS = {
     # -- parameters of every forest ----------------------------------------------------------------------------------
@@ -135,22 +136,25 @@ _PLACE = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)  # {name} alone on a line,
 
 
 def shared_docs(cls: T) -> T:
-    """Return ``cls`` with the shared paragraphs its docstring names put in place.
+    """Return ``cls`` with the shared paragraphs its docstring, and its own methods', name put in place.
 
     Parameters
     ----------
     cls : type
-        A class whose docstring holds lines ``{name}``, ``name`` a key of ``PARAGRAPHS``.
+        A class whose docstring (or a method's) holds lines ``{name}``, ``name`` a key of ``PARAGRAPHS``.
 
     Returns
     -------
     type
-        The same class, its ``__doc__`` holding each paragraph, indented as the line that named it.
+        The same class, its ``__doc__`` and its methods' holding each paragraph, indented as the line that named it.
 
     Raises
     ------
     KeyError
         If the docstring names a paragraph that is not written here.
     """
-    cls.__doc__ = _PLACE.sub(lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), cls.__doc__ or "")
+    for documented in (cls, *(member for member in vars(cls).values() if inspect.isfunction(member))):
+        documented.__doc__ = _PLACE.sub(
+            lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), documented.__doc__ or ""
+        )
     return cls

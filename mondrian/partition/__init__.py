@@ -374,7 +374,6 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             if not valid or np.any(np.diff(grid) <= 0):
                 raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
 
-    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Draw the forest's partitions where the data lie, and the mean label of every cell.
 
@@ -559,7 +558,6 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
     def _empty_value(self) -> float:
         return 1.0 / len(self.classes_)
 
-    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Draw the forest's partitions where the data lie, and the label counts of every cell.
 
