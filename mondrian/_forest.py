@@ -278,9 +278,8 @@ class OnlineForest(OneSamplePath, ForestInputs, BaseEstimator):
 
     def _start_or_continue(self, X, y, classes, sample_weight=None):
         """Validated inputs (and their weights: ``_weighed``) and the trees to extend: the fitted ones, or new empty
-        ones on a first call. Called inside
-        ``_whole_or_unchanged``, which restores what validation set if it fails (a bad random_state raises in
-        ``_start_trees``, after validation set n_features_in_)."""
+        ones on a first call. Called inside ``_whole_or_unchanged``, which restores what validation set if it fails
+        (a bad random_state raises in ``_start_trees``, after validation set n_features_in_)."""
         first = not hasattr(self, "trees_")
         schedule = self._check_params()
         if not first:

@@ -423,7 +423,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
                 if self.lifetimes is None
                 else np.asarray(self.lifetimes, dtype=np.float64)
             )
-            self._grow(X[fit_half], y[fit_half], None, float(grid[-1]), lower, upper, streams[:-1])
+            self._grow(X[fit_half], y[fit_half], None, float(grid[-1]), lower, upper, streams[:-1])  # (whole rows)
             eps = self.inner_margin * (upper - lower)
             inner = held_out[np.all((X[held_out] >= lower + eps) & (X[held_out] <= upper - eps), axis=1)]
             if inner.size == 0:
