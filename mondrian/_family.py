@@ -52,6 +52,11 @@ class TreeFamily(Protocol):
         """Extend ``tree`` with the rows, in order (``first``: the index ``store`` gave them)."""
         ...
 
+    def weights_refused(self, forest) -> str | None:
+        """Why the trees cannot learn weighted rows (a sample weight other than 0 and 1), None if they can: the
+        family is then a ``WeighingFamily``."""
+        ...
+
     def progressive(self, forest, tree, X, targets, first: int, params, prior, out) -> None:
         """Add to ``out`` the tree's prediction at each row before learning it (``prior`` in an empty tree)."""
         ...
@@ -71,6 +76,14 @@ class TreeFamily(Protocol):
 
     def widest_side(self, forest) -> tuple[float, str]:
         """The widest side of a box the kernels take, and why."""
+        ...
+
+
+class WeighingFamily(TreeFamily, Protocol):
+    """A family whose trees weigh rows (``weights_refused`` gives None)."""
+
+    def learn_weighted(self, forest, tree, X, targets, weights: np.ndarray, first: int, params) -> None:
+        """``learn`` the rows, of positive ``weights``."""
         ...
 
 
@@ -125,7 +138,14 @@ class MondrianFamily:
     def store(self, forest, X, targets) -> int:
         return 0
 
+    def weights_refused(self, forest) -> str | None:
+        return self.forecaster.weights_refused
+
     def learn(self, forest, tree, X, targets, first, params) -> None:
+        self.learn_weighted(forest, tree, X, targets, None, first, params)
+
+    def learn_weighted(self, forest, tree, X, targets, weights, first, params) -> None:
+        """``learn`` with the rows' positive weights (None: all one), which the forecaster's ``learn`` takes."""
         # A forecaster that learns point by point is fed blocks, so that node capacity grows with the nodes actually
         # made (2 per point at most) rather than being reserved for the whole input; the leaf mean samples its
         # first batch at once.
@@ -133,7 +153,10 @@ class MondrianFamily:
         for start in range(0, X.shape[0], block):
             Xb, tb = X[start : start + block], targets[start : start + block]
             tree.reserve(2 * Xb.shape[0])
-            self.forecaster.learn(tree.nodes, tree.stats, Xb, tb, forest._onehot, tree.lifetime, params, tree.rng)
+            rows = () if weights is None else (weights[start : start + block],)
+            self.forecaster.learn(
+                tree.nodes, tree.stats, Xb, tb, forest._onehot, tree.lifetime, params, tree.rng, *rows
+            )
 
     def progressive(self, forest, tree, X, targets, first, params, prior, out) -> None:
         tree.reserve(2 * X.shape[0])

@@ -8,15 +8,17 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight
 
-from mondrian._family import TreeFamily
+from mondrian._family import TreeFamily, WeighingFamily
 from mondrian._inputs import ForestInputs, called, calling
 from mondrian._inputs import writeable as writeable  # re-exported: partition.py imports it from here
 from mondrian._interrupts import interrupts_deferred, rollback_ready
@@ -24,6 +26,7 @@ from mondrian._one_sample_path import OneSamplePath
 from mondrian._parallel import for_each, row_blocks, sum_over_trees
 from mondrian._river_hooks import RiverHooks
 from mondrian._schedule import Schedule
+from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
 from mondrian._validation import N_JOBS, POSITIVE_INT, RANDOM_STATE, check_params, tree_streams
 
@@ -99,6 +102,36 @@ def appended(classes: np.ndarray, new: np.ndarray, fixed: bool) -> np.ndarray:
     return grown
 
 
+def weighed(X: np.ndarray, targets: np.ndarray, sample_weight, first: bool, refused: Callable, name: str):
+    """The rows to learn, their targets and weights (None: all one, learnt as without weights): the rows of zero
+    weight dropped (they teach nothing). Refuses invalid weights (``_check_sample_weight``: of X's length, finite,
+    non-negative, not all zero on a ``first`` call). ``refused()``: why the estimator cannot weigh a row, or None;
+    if it cannot, a whole weight k is learnt as k copies of the row, one after the other, and a fractional one is
+    refused (``name``: the estimator's)."""
+    if sample_weight is None:
+        return X, targets, None
+    weights = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, allow_all_zero_weights=not first
+    )
+    kept = weights > 0.0
+    if not kept.all():
+        X, targets, weights = X[kept], targets[kept], weights[kept]
+    if (weights == 1.0).all():
+        return X, targets, None
+    if (reason := refused()) is None:
+        return X, targets, weights
+    return *_copies(X, targets, weights, f"{name} takes whole sample weights only here: {reason}"), None
+
+
+def _copies(X: np.ndarray, targets: np.ndarray, weights: np.ndarray, refusal: str):
+    """Each row repeated as many times as its whole weight (a weight k learns k copies of its row); a fractional
+    weight raises ``refusal``."""
+    if not np.array_equal(weights, np.floor(weights)):
+        raise ValueError(refusal)
+    copies = weights.astype(np.int64)
+    return np.repeat(X, copies, axis=0), np.repeat(targets, copies)
+
+
 @contextmanager
 def unchanged_on_failure(estimator):
     """Restore the estimator's attributes if the block raises (validation sets some before failing). Yields the
@@ -112,6 +145,7 @@ def unchanged_on_failure(estimator):
         raise
 
 
+@shared_docs
 class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
     """What every online Mondrian forest shares: validation, trees with their own random streams, threads,
     failure atomicity. A subclass picks its tree family (``_family``, a ``TreeFamily``: its trees, their kernels and
@@ -219,18 +253,32 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
         if self._onehot and hasattr(self, "trees_") and (n_new := self._n_outputs - len(saved["classes_"])):
             self._family.add_classes(self, n_new)
 
-    def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict) -> None:
+    def _weighed(self, X: np.ndarray, targets: np.ndarray, sample_weight, first: bool):
+        """``weighed`` rows for this forest's trees (``weights_refused``: those that cannot weigh a row)."""
+        return weighed(
+            X, targets, sample_weight, first, lambda: self._family.weights_refused(self), type(self).__name__
+        )
+
+    def _learn(self, trees: list, X: np.ndarray, targets: np.ndarray, saved: dict, weights=None) -> None:
+        """Learn the rows into the trees, each of the weight in ``weights`` (None: all one)."""
         self.__dict__.pop("_typed_trees", None)  # the trees' arrays may be replaced (room for the new nodes)
         family = self._family
         params = family.kernel_params(self)
+
+        def learn(tree):
+            if weights is None:
+                family.learn(self, tree, X, targets, first, params)
+            else:
+                cast(WeighingFamily, family).learn_weighted(self, tree, X, targets, weights, first, params)
+
         with self._rollback_from(saved, trees, X.shape[0]):
             self._add_new_classes(saved)
             first = family.store(self, X, targets)
-            for_each(lambda tree: family.learn(self, tree, X, targets, first, params), trees, self.n_jobs)
+            for_each(learn, trees, self.n_jobs)
         self.predict_params_ = params
 
     @takes_turns
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Learn every tree afresh from (X, y).
 
         Same as a first ``partial_fit`` on a new estimator: the trees are started again (the previous ones are
@@ -242,6 +290,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             The training inputs, finite numbers.
         y : array-like of shape (n_samples,)
             The targets: class labels for a classifier, numbers for a regressor.
+        {sample_weight}
 
         Returns
         -------
@@ -259,38 +308,43 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             self.__dict__.pop("_dict_keys", None)  # the features are X's now
             schedule = self._check_params()
             X, targets = self._validated(X, y, None, reset=True)
+            X, targets, weights = self._weighed(X, targets, sample_weight, first=True)
             self._check_range(X, None)
             trees = self._start_trees(X.shape[1], schedule)
-            self._learn(trees, X, targets, saved)
+            self._learn(trees, X, targets, saved, weights)
             self.trees_ = trees
         return self
 
-    def _start_or_continue(self, X, y, classes):
-        """Validated inputs and the trees to extend: the fitted ones, or new empty ones on a first call. Called inside
-        ``_whole_or_unchanged``, which restores what validation set if it fails (a bad random_state raises in
-        ``_start_trees``, after validation set n_features_in_)."""
+    def _start_or_continue(self, X, y, classes, sample_weight=None):
+        """Validated inputs (and their weights: ``_weighed``) and the trees to extend: the fitted ones, or new empty
+        ones on a first call. Called inside ``_whole_or_unchanged``, which restores what validation set if it fails
+        (a bad random_state raises in ``_start_trees``, after validation set n_features_in_)."""
         first = not hasattr(self, "trees_")
         schedule = self._check_params()
         if not first:
             self._check_unchanged(schedule)
         X, targets = self._validated(X, y, classes, reset=first)
+        X, targets, weights = self._weighed(X, targets, sample_weight, first)
         self._check_range(X, None if first else self.trees_[0])
         trees = self._start_trees(X.shape[1], schedule) if first else self.trees_
-        return X, targets, trees
+        return X, targets, weights, trees
 
-    def _partial_fit(self, X, y, classes=None):
-        if self._learnt_plain_row(X, y, classes):  # one row: learn_one's path
+    def _partial_fit(self, X, y, classes=None, sample_weight=None):
+        if sample_weight is None and self._learnt_plain_row(X, y, classes):  # one row: learn_one's path
             return self
         with self._whole_or_unchanged() as saved:
-            X, targets, trees = self._start_or_continue(X, y, classes)
-            self._learn(trees, X, targets, saved)
+            X, targets, weights, trees = self._start_or_continue(X, y, classes, sample_weight)
+            if X.shape[0]:
+                self._learn(trees, X, targets, saved, weights)
+            else:  # every row weighs 0: their labels are known (classes_, as scikit-learn's), nothing is learnt
+                self._add_new_classes(saved)
             self.trees_ = trees
         return self
 
     def _progressive(self, X, y, classes=None) -> np.ndarray:
         """Forest predictions for each X[i] made before learning (X[i], y[i]), then learnt."""
         with self._whole_or_unchanged() as saved:
-            X, targets, trees = self._start_or_continue(X, y, classes)
+            X, targets, _, trees = self._start_or_continue(X, y, classes)
             self.__dict__.pop("_typed_trees", None)
             prior = self._prior()
             family = self._family
@@ -336,6 +390,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
         return out
 
 
+@shared_docs
 class Classification:
     """Target encoding and the public methods of a classifier forest."""
 
@@ -344,13 +399,13 @@ class Classification:
     if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
         classes: ArrayLike | None  # the constructor's
 
-        def _partial_fit(self, X, y, classes=None): ...
+        def _partial_fit(self, X, y, classes=None, sample_weight=None): ...
 
         def _progressive(self, X, y, classes=None) -> np.ndarray: ...
 
         def _mean_prediction(self, X) -> np.ndarray: ...
 
-        def _learn_one(self, x, y): ...
+        def _learn_one(self, x, y, w=1.0): ...
 
         def _predict_one_mean(self, x) -> list | None: ...
 
@@ -401,7 +456,7 @@ class Classification:
         return np.full(len(self.classes_), 1.0 / len(self.classes_))
 
     @takes_turns
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Extend every tree with (X, y), online.
 
         The trees learnt so far are extended, never grown again; a first call starts them.
@@ -418,6 +473,7 @@ class Classification:
             Every label the stream may hold, if known (scikit-learn's convention): on the first call it fixes
             ``classes_`` to ``np.unique(classes)``, and a label outside it is then an error; later, it is checked
             against ``classes_``. None: the estimator's ``classes`` if given, else the labels as they come.
+        {sample_weight}
 
         Returns
         -------
@@ -431,7 +487,7 @@ class Classification:
             if ``n_estimators`` or the lifetime changed since the trees were started, or if a
             parameter or the data is invalid (the estimator is then left as it was).
         """
-        return self._partial_fit(X, y, classes)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     @takes_turns
     def progressive_predict_proba(self, X, y, classes=None) -> np.ndarray:
@@ -506,7 +562,7 @@ class Classification:
             return None
 
     @takes_turns
-    def learn_one(self, x, y):
+    def learn_one(self, x, y, w=1.0):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
         Parameters
@@ -518,6 +574,7 @@ class Classification:
             Its class: a label not seen before is appended to ``classes_`` (a new last column of the
             probabilities), unless the classes were given up front (the constructor's ``classes``, or a first
             ``partial_fit(..., classes=...)``): ``y`` must then be one of them.
+        {w}
 
         Returns
         -------
@@ -529,7 +586,7 @@ class Classification:
         AMF runs one compiled call over all its trees; the other forests learn through ``partial_fit`` on a
         one-row array (as AMF does for a new label, whose statistics every tree gains).
         """
-        return self._learn_one(x, y)
+        return self._learn_one(x, y, w)
 
     @takes_turns
     def predict_proba_one(self, x) -> dict:
@@ -580,6 +637,7 @@ class Classification:
         return max(proba, key=proba.__getitem__) if proba else None
 
 
+@shared_docs
 class Regression:
     """Target encoding and the public methods of a regressor forest."""
 
@@ -587,13 +645,13 @@ class Regression:
 
     if TYPE_CHECKING:  # what it uses of its host, OnlineForest (declared for the type checker only)
 
-        def _partial_fit(self, X, y, classes=None): ...
+        def _partial_fit(self, X, y, classes=None, sample_weight=None): ...
 
         def _progressive(self, X, y, classes=None) -> np.ndarray: ...
 
         def _mean_prediction(self, X) -> np.ndarray: ...
 
-        def _learn_one(self, x, y): ...
+        def _learn_one(self, x, y, w=1.0): ...
 
         def _predict_one_mean(self, x) -> list | None: ...
 
@@ -637,7 +695,7 @@ class Regression:
         return np.zeros(1)
 
     @takes_turns
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Extend every tree with (X, y), online.
 
         The trees learnt so far are extended, never grown again; a first call starts them.
@@ -648,6 +706,7 @@ class Regression:
             The inputs, finite numbers.
         y : array-like of shape (n_samples,)
             Their labels, finite numbers.
+        {sample_weight}
 
         Returns
         -------
@@ -660,7 +719,7 @@ class Regression:
             If ``n_estimators`` or the lifetime changed since the trees were started, or if a parameter or the data
             is invalid (the estimator is then left as it was).
         """
-        return self._partial_fit(X, y)
+        return self._partial_fit(X, y, sample_weight=sample_weight)
 
     @takes_turns
     def progressive_predict(self, X, y) -> np.ndarray:
@@ -711,7 +770,7 @@ class Regression:
         return None
 
     @takes_turns
-    def learn_one(self, x, y):
+    def learn_one(self, x, y, w=1.0):
         """Learn one sample (x, y) online, as ``partial_fit`` on one row would, bit for bit.
 
         Parameters
@@ -721,13 +780,14 @@ class Regression:
             fixes the features and their order, later ones must hold the same), or a 1-D array.
         y : float
             Its label.
+        {w}
 
         Returns
         -------
         self
             The estimator.
         """
-        return self._learn_one(x, y)
+        return self._learn_one(x, y, w)
 
     @takes_turns
     def predict_one(self, x) -> float:

@@ -27,12 +27,18 @@ def kernel_params(hard_vote: bool = False) -> np.ndarray:
 
 
 @kernel
-def add_target(stats, node, y, onehot):
-    stats[node, 0] += 1.0
+def add_weighted(stats, node, y, w, onehot):
+    """Add a point of target y and weight w to the node: its count grows by w, its label sum by w * y."""
+    stats[node, 0] += w
     if onehot:
-        stats[node, 1 + int(y)] += 1.0
+        stats[node, 1 + int(y)] += w
     else:
-        stats[node, 1] += y
+        stats[node, 1] += w * y
+
+
+@kernel
+def add_target(stats, node, y, onehot):
+    add_weighted(stats, node, y, 1.0, onehot)  # (1.0 * y is y: bit for bit the unweighted sums)
 
 
 @kernel
@@ -52,18 +58,18 @@ def add_prediction(stats, node, params, out):
 
 
 @kernel
-def _sample_first(tree, stats, X, y, onehot, lifetime, rng):
-    """``learn`` into an empty tree: the points sampled at once."""
+def _sample_first(tree, stats, X, y, w, onehot, lifetime, rng):
+    """``learn`` into an empty tree: the points sampled at once (w: their weights)."""
     n = X.shape[0]
     tree.root[0] = add_node(tree, NO_NODE, X[0], X[0])
     leaves = np.empty(n, np.int64)
     sample_block(tree, X, np.arange(n), tree.root[0], lifetime, rng, leaves)
     for i in range(n):
-        add_target(stats, leaves[i], y[i], onehot)
+        add_weighted(stats, leaves[i], y[i], w[i], onehot)
 
 
 @kernel
-def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
+def _extend_each(tree, stats, X, y, w, onehot, lifetime, rng):
     """``learn`` into a non-empty tree, or a first batch the tree's max_nodes cuts short (``batch_fits``): each
     point extends it in turn (their targets are added after)."""
     n = X.shape[0]
@@ -72,20 +78,30 @@ def _extend_each(tree, stats, X, y, onehot, lifetime, rng):
     for i in range(n):
         leaves[i] = extend(tree, stats, X[i], y[i], lifetime, SPLIT_LEAVES, rng, path)
     for i in range(n):
-        add_target(stats, leaves[i], y[i], onehot)
+        add_weighted(stats, leaves[i], y[i], w[i], onehot)
 
 
-def learn(tree, stats, X, y, onehot, lifetime, params, rng):
+# Sample weights are counts and label sums multiplied by them (``learn``'s ``w``): this forecaster takes them.
+weights_refused = None
+
+
+def weights_or_ones(X: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The rows' weights for the kernels: ``w``, or ones (a row of weight 1 adds exactly what it adds unweighted)."""
+    return np.ones(X.shape[0]) if w is None else w
+
+
+def learn(tree, stats, X, y, onehot, lifetime, params, rng, w=None):
     """Add the points (X, y) to the tree: batch sampling into an empty tree with room for them, else online
     extension.
 
     Both give a tree with the law MT(lifetime, data). The caller reserved 2 * len(X) nodes. The two ways are two
-    kernels, so that a first fit compiles only the first.
+    kernels, so that a first fit compiles only the first. ``w``: the points' positive weights (None: all one).
     """
+    w = weights_or_ones(X, w)
     if batch_fits(tree, X.shape[0]):
-        _sample_first(tree, stats, X, y, onehot, lifetime, rng)
+        _sample_first(tree, stats, X, y, w, onehot, lifetime, rng)
     else:
-        _extend_each(tree, stats, X, y, onehot, lifetime, rng)
+        _extend_each(tree, stats, X, y, w, onehot, lifetime, rng)
 
 
 @kernel

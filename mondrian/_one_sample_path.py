@@ -89,7 +89,7 @@ class OneSamplePath:
 
         def _whole_or_unchanged(self) -> AbstractContextManager[dict]: ...
 
-        def partial_fit(self, X, y): ...
+        def partial_fit(self, X, y, sample_weight=None): ...
 
         def _mean_prediction(self, X) -> np.ndarray: ...
 
@@ -172,18 +172,19 @@ class OneSamplePath:
         )
         return room.out if predicted else None
 
-    def _learn_one(self, x, y):
-        """learn_one: the sample through the one-sample kernels when they take it; else (the first sample, which
-        starts the trees; forests without such kernels; a sample they refuse, for partial_fit to reject with its
-        usual error) through partial_fit on a one-row array."""
+    def _learn_one(self, x, y, w=1.0):
+        """learn_one: the sample of weight 1 through the one-sample kernels when they take it; else (the first
+        sample, which starts the trees; forests without such kernels; a sample they refuse, for partial_fit to reject
+        with its usual error; another weight) through partial_fit on a one-row array, of weight ``w``."""
         row = self._one_row(x)
-        if hasattr(self, "trees_") and self._learnt_one_row(row, y):
+        unit = isinstance(w, int | float) and w == 1.0
+        if unit and hasattr(self, "trees_") and self._learnt_one_row(row, y):
             return self
         x = as_sample(x, self._named())  # (a Series as a dict: its keys name the features of a first sample)
         first = not hasattr(self, "trees_")
         with self._whole_or_unchanged():
             with _rows_in_feature_order(), _about_x(), calling("learn_one"):
-                self.partial_fit(row, np.asarray([y]))
+                self.partial_fit(row, np.asarray([y]), sample_weight=None if unit else [w])
             if first and isinstance(x, dict):
                 self._dict_keys = keys = tuple(x)
                 if all(isinstance(key, str) for key in keys):

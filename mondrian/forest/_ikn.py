@@ -34,6 +34,10 @@ from mondrian._nodes import NO_NODE, add_node, capacity, is_leaf, parent_time
 from mondrian._process import batch_fits, sample_block
 from mondrian._route import path_of
 
+# IKN's counts are customers of a Chinese restaurant process, each child sending one per label up (its tables
+# t = min(c, 1)): its law has no fractional customer, so it takes no sample weights.
+weights_refused = "IKN's counts are the customers of a Chinese restaurant process, which a weight cannot scale"
+
 # A batch prediction computes every node's posterior once when it has at least one point per 16 nodes (a path
 # visits about 20 nodes: below that, the nodes on the points' paths are fewer than the tree's).
 TABLE_POINTS_PER_NODE = 16

@@ -35,6 +35,7 @@ from mondrian.forest._increasing import _learn_one, _start, total_rate
 # The trees and their learning are the leaf mean's: only predictions differ.
 n_stats = _leaf_mean.n_stats
 learn = _leaf_mean.learn
+weights_refused = _leaf_mean.weights_refused  # a node's mean is then the weighted mean of the points below it
 
 
 @kernel

@@ -131,6 +131,9 @@ class OnlineRandomForestClassifier(ClassifierMixin, Classification, OnlineForest
 
     Notes
     -----
+    Sample weights: a row's weight multiplies the Poisson counts of its online bagging (the updates' weights); the
+    draws are those of the unweighted row, so a whole weight k is not k copies (each draws its own count).
+
     Parameters after fitting: ``thresholds``, ``gain``, ``min_samples_split``, ``min_gain``, ``n_passes``,
     ``bagging`` and ``feature_range`` may change between ``partial_fit`` calls, which validate every parameter
     before touching the model; ``n_estimators``, ``n_tests``, ``tests``, ``n_projection_features`` (of projection

@@ -66,8 +66,15 @@ class OnlineRandomFamily:
     def store(self, forest, X, targets) -> int:
         return 0
 
+    def weights_refused(self, forest) -> str | None:
+        """None: a row's weight multiplies its Poisson counts (the updates' weights)."""
+        return None
+
     def learn(self, forest, tree, X, targets, first, params) -> None:
-        tree.nodes, tree.stats = _orf.learn(tree.nodes, tree.stats, X, targets, True, np.inf, params, tree.rng)
+        self.learn_weighted(forest, tree, X, targets, None, first, params)
+
+    def learn_weighted(self, forest, tree, X, targets, weights, first, params) -> None:
+        tree.nodes, tree.stats = _orf.learn(tree.nodes, tree.stats, X, targets, True, np.inf, params, tree.rng, weights)
 
     def progressive(self, forest, tree, X, targets, first, params, prior, out) -> None:
         tree.nodes, tree.stats = _orf.progressive(

@@ -55,7 +55,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mondrian._compile import kernel
-from mondrian._leaf_mean import add_leaf_mean
+from mondrian._leaf_mean import add_leaf_mean, weights_or_ones
 from mondrian._node_arrays import with_new_classes
 from mondrian._nodes import NO_NODE, add_node, capacity, reserved, reserved_rows
 from mondrian._process import set_split
@@ -587,9 +587,9 @@ def _update(tree, stats, x, c, w, params, rng):
 
 
 @kernel
-def _learn_bagged(tree, stats, x, c, params, rng, state):
-    """Online bagging: the tree learns the point k ~ Poisson(1) times (k drawn into state[PENDING] unless drawn
-    already), as one update of weight k or as k updates of weight 1. Returns False, with what is left of k in
+def _learn_bagged(tree, stats, x, c, w, params, rng, state):
+    """Online bagging: the tree learns the point of weight w k ~ Poisson(1) times (k drawn into state[PENDING] unless
+    drawn already), as one update of weight k * w or as k updates of weight w. Returns False, with what is left of k in
     state[PENDING], if the tree may not have room for the next update; True once learnt (state[PENDING] = -1)."""
     if state[PENDING] < 0:
         state[PENDING] = rng.poisson(1.0)
@@ -597,34 +597,34 @@ def _learn_bagged(tree, stats, x, c, params, rng, state):
         while state[PENDING] > 0:
             if not _has_room(tree, stats, ROOM_NODES, ROOM_SLOTS):
                 return False
-            _update(tree, stats, x, c, 1.0, params, rng)
+            _update(tree, stats, x, c, w, params, rng)
             state[PENDING] -= 1
     elif state[PENDING] > 0:
         if not _has_room(tree, stats, ROOM_NODES, ROOM_SLOTS):
             return False
-        _update(tree, stats, x, c, float(state[PENDING]), params, rng)
+        _update(tree, stats, x, c, float(state[PENDING]) * w, params, rng)
     state[PENDING] = -1
     return True
 
 
 @kernel
-def _learn_from(tree, stats, X, y, params, rng, state):
+def _learn_from(tree, stats, X, y, w, params, rng, state):
     """``learn`` from state[ROW] on (row i of pass p is position p * len(X) + i) until the end, or until the tree
     may not have room for the next update (state then says where it stopped)."""
     end = int(params[N_PASSES]) * X.shape[0]
     while state[ROW] < end:
         i = state[ROW] % X.shape[0]
-        if not _learn_bagged(tree, stats, X[i], int(y[i]), params, rng, state):
+        if not _learn_bagged(tree, stats, X[i], int(y[i]), w[i], params, rng, state):
             return
         state[ROW] += 1
 
 
-def learn(tree, stats: LeafStats, X, y, onehot, lifetime, params, rng):
+def learn(tree, stats: LeafStats, X, y, onehot, lifetime, params, rng, w=None):
     """n_passes passes over the rows of (X, y) (class indices as floats), in order, each with fresh Poisson
-    weights. Returns the (possibly grown) tree and statistics."""
-    state, end = _start_state(), int(params[N_PASSES]) * X.shape[0]
+    weights (times the rows' weights ``w``; None: all one). Returns the (possibly grown) tree and statistics."""
+    state, end, w = _start_state(), int(params[N_PASSES]) * X.shape[0], weights_or_ones(X, w)
     while True:
-        _learn_from(tree, stats, X, y, params, rng, state)
+        _learn_from(tree, stats, X, y, w, params, rng, state)
         if state[ROW] == end:
             return tree, stats
         tree, stats = _with_room(tree, stats, ROOM_NODES, ROOM_SLOTS)
@@ -675,7 +675,7 @@ def _progressive_from(tree, stats, X, y, params, rng, prior, out, state):
             _add_prediction(tree, stats, X[i], projection, prior, out[i])
             state[PREDICTED] = 1
         while state[PASS] < passes:
-            if not _learn_bagged(tree, stats, X[i], int(y[i]), params, rng, state):
+            if not _learn_bagged(tree, stats, X[i], int(y[i]), 1.0, params, rng, state):
                 return
             state[PASS] += 1
         state[ROW] += 1

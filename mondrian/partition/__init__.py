@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mondrian._forest import unchanged_on_failure, writeable
+from mondrian._forest import unchanged_on_failure, weighed, writeable
 from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
@@ -50,6 +50,10 @@ MAX_PARTITION_CELLS = 1e15
 
 DOMAINS = ("auto", "unit", "data")
 ADAPTIVE = "adaptive"
+
+
+# Why the adaptive lifetime takes whole sample weights only (as copies of their rows).
+_HALVES = "the adaptive lifetime deals the points into two halves (one fits, one chooses), whole points"
 
 
 def lifetime_grid(n: int, d: int) -> np.ndarray:
@@ -150,9 +154,9 @@ class _PartitionForest(BaseEstimator):
             )
         return np.zeros(X.shape[1]), np.ones(X.shape[1])
 
-    def _grow(self, X: np.ndarray, y: np.ndarray, lifetime: float, lower, upper, streams) -> None:
+    def _grow(self, X: np.ndarray, y: np.ndarray, w, lifetime: float, lower, upper, streams) -> None:
         """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
-        cell's encoded targets y."""
+        cell's encoded targets y of weights w (None: all one)."""
         check_cells(lifetime, lower, upper, self.max_cells)
         trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
 
@@ -160,10 +164,14 @@ class _PartitionForest(BaseEstimator):
             tree.nodes.root[0] = add_node(tree.nodes, NO_NODE, lower, upper)
             tree.nodes, leaves = _cells.sample(tree.nodes, X, lifetime, tree.rng)
             tree.stats = np.zeros((tree.n_nodes, _cells.n_stats(self._n_outputs)))
-            _cells.count(tree.nodes, tree.stats, y, self._onehot, leaves)
+            _cells.count(tree.nodes, tree.stats, y, self._onehot, leaves, w)
 
         for_each(grow, trees, self.n_jobs)
         self.trees_, self.domain_, self.lifetime_ = trees, (lower, upper), lifetime
+
+    def _weighed(self, X: np.ndarray, y: np.ndarray, sample_weight, reason: str | None = None):
+        """``weighed`` rows (``reason``: why the fit cannot weigh a row, None if it can)."""
+        return weighed(X, y, sample_weight, True, lambda: reason, type(self).__name__)
 
     def _checked_X(self, X) -> np.ndarray:
         check_is_fitted(self)
@@ -290,6 +298,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
 
     Notes
     -----
+    {weights_partition}
+
     The partition at a smaller lifetime is the same tree pruned at it, so one fitted forest predicts at every
     lifetime up to its own (MGS20's nested estimators): ``predict(X, lifetime)`` and ``predict_nested(X,
     lifetimes)``.
@@ -364,7 +374,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             if not valid or np.any(np.diff(grid) <= 0):
                 raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Draw the forest's partitions where the data lie, and the mean label of every cell.
 
         With the adaptive lifetime, on half of the data, the other half choosing the prediction.
@@ -375,6 +385,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             The training inputs.
         y : array-like of shape (n_samples,)
             The labels.
+        {sample_weight}
 
         Returns
         -------
@@ -392,13 +403,14 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
             X, y = writeable(X), np.asarray(y, dtype=np.float64)
+            X, y, w = self._weighed(X, y, sample_weight, None if lifetime is not None else _HALVES)
             self.empty_value_ = float(self.empty_value)
             lower, upper = self._domain(X)
             self.__dict__.pop("selection_", None)
             # one stream per tree (the same trees' streams whatever the lifetime), then one for the half split
             streams = tree_streams(self.random_state, self.n_estimators + 1)
             if lifetime is not None:
-                self._grow(X, y, lifetime, lower, upper, streams[:-1])
+                self._grow(X, y, w, lifetime, lower, upper, streams[:-1])
                 return self
             if X.shape[0] < 2:
                 raise ValueError(
@@ -411,7 +423,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
                 if self.lifetimes is None
                 else np.asarray(self.lifetimes, dtype=np.float64)
             )
-            self._grow(X[fit_half], y[fit_half], float(grid[-1]), lower, upper, streams[:-1])
+            self._grow(X[fit_half], y[fit_half], None, float(grid[-1]), lower, upper, streams[:-1])  # (whole rows)
             eps = self.inner_margin * (upper - lower)
             inner = held_out[np.all((X[held_out] >= lower + eps) & (X[held_out] <= upper - eps), axis=1)]
             if inner.size == 0:
@@ -509,6 +521,8 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
 
     Notes
     -----
+    {weights_partition}
+
     As the regressor's, predictions use the fitted state; only ``n_jobs`` is read (and validated) at every call.
 
     References
@@ -544,7 +558,7 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
     def _empty_value(self) -> float:
         return 1.0 / len(self.classes_)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Draw the forest's partitions where the data lie, and the label counts of every cell.
 
         Parameters
@@ -553,6 +567,7 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
             The training inputs.
         y : array-like of shape (n_samples,)
             The class labels.
+        {sample_weight}
 
         Returns
         -------
@@ -571,9 +586,10 @@ class MondrianPartitionForestClassifier(ClassifierMixin, _PartitionForest):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C")
             check_classification_targets(y)
             self.classes_, encoded = np.unique(y, return_inverse=True)
-            lower, upper = self._domain(writeable(X))
+            X, encoded, w = self._weighed(writeable(X), encoded.astype(np.float64), sample_weight)
+            lower, upper = self._domain(X)
             streams = tree_streams(self.random_state, self.n_estimators + 1)[:-1]  # the regressor's tree streams
-            self._grow(writeable(X), encoded.astype(np.float64), lifetime, lower, upper, streams)
+            self._grow(X, encoded, w, lifetime, lower, upper, streams)
         return self
 
     def predict_proba(self, X, lifetime: float | None = None) -> np.ndarray:

@@ -12,6 +12,7 @@ lam, x's cell is the first node of its path whose split time is >= lam. A cell w
 import numpy as np
 
 from mondrian._compile import kernel
+from mondrian._leaf_mean import add_weighted, weights_or_ones
 from mondrian._nodes import NO_NODE
 from mondrian._process import sample_partition_around
 from mondrian._route import path_of
@@ -28,17 +29,18 @@ def sample(tree, X, lifetime, rng):
     return sample_partition_around(tree, X, np.arange(X.shape[0]), lifetime, rng, leaves), leaves
 
 
+def count(tree, stats, y, onehot, leaves, w=None):
+    """stats += each point i (target y[i], weight w[i]; w None: all one) in its leaf ``leaves[i]`` and in every cell
+    above it."""
+    _count(tree, stats, y, weights_or_ones(y, w), onehot, leaves)
+
+
 @kernel
-def count(tree, stats, y, onehot, leaves):
-    """stats += each point i (target y[i]) in its leaf ``leaves[i]`` and in every cell above it."""
+def _count(tree, stats, y, w, onehot, leaves):
     for i in range(y.shape[0]):
         node = leaves[i]
         while node != NO_NODE:
-            stats[node, 0] += 1.0
-            if onehot:
-                stats[node, 1 + int(y[i])] += 1.0
-            else:
-                stats[node, 1] += y[i]
+            add_weighted(stats, node, y[i], w[i], onehot)
             node = tree.parent[node]
 
 

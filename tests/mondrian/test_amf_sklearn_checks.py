@@ -17,9 +17,17 @@ _TRAIN_R2 = (
     "(do_update_weight=False) and use the half square loss: that convention gives R^2 0.92 (river 0.90)."
 )
 
+_ORDER = (
+    "AMF learns online whatever the call: each point's loss enters the aggregation weights before the point is "
+    "learnt, so a row of weight k (one step, its loss counted k times) is not k copies (k steps, each charged after "
+    "learning the one before), and the order of the rows, which the check shuffles, changes the predictions. Its "
+    "trees and counts are the repeated rows' (test_sample_weight)."
+)
+
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "AMFClassifier": {},
+    "AMFClassifier": {"check_sample_weight_equivalence_on_dense_data": _ORDER},
     "AMFRegressor": {
+        "check_sample_weight_equivalence_on_dense_data": _ORDER,
         "check_regressors_train": _TRAIN_R2,
         "check_regressors_train(readonly_memmap=True)": _TRAIN_R2,
         "check_regressors_train(readonly_memmap=True,X_dtype=float32)": _TRAIN_R2,

@@ -188,12 +188,20 @@ def test_arrival_order_does_not_change_the_law_of_the_tree():
 # -- estimator API ----------------------------------------------------------------------------------------------
 
 
+_SHUFFLED_WEIGHTS = (
+    "The BSP trees learn online, their cuts drawn as the rows arrive: the check shuffles the weighted rows against the "
+    "repeated ones. A whole weight k is k copies of the row in its place, bit for bit (test_sample_weight)."
+)
+
+
 @parametrize_with_checks(
     [
         OnlineBSPForestClassifier(),
         OnlineBSPForestRegressor(),
         OnlineBSPForestClassifier(budget=5.0, vote="hard"),
-    ]
+    ],
+    expected_failed_checks=lambda estimator: {"check_sample_weight_equivalence_on_dense_data": _SHUFFLED_WEIGHTS},
+    xfail_strict=True,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

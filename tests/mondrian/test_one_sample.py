@@ -245,7 +245,7 @@ def test_classes_are_learnt_as_they_come_unless_given_up_front():
     assert model.predict_one(X[0]) == "a"
     model.learn_one(X[0], "c")
     assert list(model.classes_) == ["a", "b", "c"]
-    with pytest.raises(ValueError, match="^learn_one: y contains labels not in classes_"):
+    with pytest.raises(ValueError, match=r"^learn_one: y contains labels not in classes_"):
         model.learn_one(X[1], "d")
 
 

@@ -30,6 +30,12 @@ from mondrian import MondrianPartitionForestClassifier, MondrianPartitionForestR
 from mondrian._route import leaf_of
 from mondrian.partition import lifetime_grid, star
 
+_HALVES = (
+    "The adaptive lifetime deals the rows into two halves at random (one fits, one chooses): the k copies of a row go "
+    "to either half one by one, a row of weight k, learnt as k copies in its place, with the others in the check's "
+    "shuffled order; the halves, and so the trees, differ."
+)
+
 
 @parametrize_with_checks(
     [
@@ -37,7 +43,13 @@ from mondrian.partition import lifetime_grid, star
         MondrianPartitionForestRegressor(lifetime="adaptive"),
         MondrianPartitionForestClassifier(),
         MondrianPartitionForestRegressor(domain="data"),
-    ]
+    ],
+    expected_failed_checks=lambda estimator: (
+        {"check_sample_weight_equivalence_on_dense_data": _HALVES}
+        if estimator.get_params().get("lifetime") == "adaptive"
+        else {}
+    ),
+    xfail_strict=True,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
