@@ -110,9 +110,14 @@ def weighed(X: np.ndarray, targets: np.ndarray, sample_weight, first: bool, refu
     refused (``name``: the estimator's)."""
     if sample_weight is None:
         return X, targets, None
-    weights = _check_sample_weight(
-        sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, allow_all_zero_weights=not first
-    )
+    try:
+        weights = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True, allow_all_zero_weights=not first
+        )
+    except ValueError as error:  # learn_one's w, in its own words
+        if called() != "learn_one":
+            raise
+        raise ValueError(f"learn_one: w must be a finite non-negative number, got {sample_weight[0]!r}") from error
     kept = weights > 0.0
     if not kept.all():
         X, targets, weights = X[kept], targets[kept], weights[kept]

@@ -11,12 +11,15 @@ Poisson counts by its weight. AMF weighs a row as river does: one learning
 step whose loss counts w times in the aggregation weights, so only its trees and counts are repeated rows'.
 """
 
+import pickle
+
 import numpy as np
 import pytest
 from estimators import ONLINE, is_classifier
 from model_state import assert_equal_nested, used_tree_state
 
 from mondrian import (
+    AMFClassifier,
     MondrianForestClassifier,
     MondrianForestRegressor,
     MondrianPartitionForestClassifier,
@@ -255,3 +258,12 @@ def test_partition_adaptive_lifetime_takes_whole_weights_only():
     with pytest.raises(ValueError, match="two halves"):
         model.fit(X, y, sample_weight=np.full(X.shape[0], 0.5))
     assert not hasattr(model, "trees_")
+
+
+@pytest.mark.parametrize("w", [-1.0, float("nan"), float("inf")])
+def test_learn_one_refuses_a_bad_w_in_its_own_words(w):
+    model = AMFClassifier(n_estimators=2, random_state=0).partial_fit(np.eye(2), [0, 1])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match=r"^learn_one: w must be a finite non-negative number"):
+        model.learn_one(np.ones(2) / 2, 1, w=w)
+    assert pickle.dumps(model) == before
