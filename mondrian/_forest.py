@@ -10,6 +10,7 @@ import math
 import numbers
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
+from inspect import signature
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
@@ -208,6 +209,9 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
     def __setstate__(self, state):
         if "trees_" in state and "_schedule" not in state:  # pickled before schedules: read the form it kept
             state = {**state, "_schedule": _started_schedule(state)}
+        # a parameter added since the estimator was pickled (max_nodes): its default, which is what it ran with
+        defaults = {name: value.default for name, value in signature(type(self).__init__).parameters.items()}
+        state = {**{name: defaults[name] for name in self._get_param_names() if name not in state}, **state}
         super().__setstate__(state)
 
     def _in_parameters(self, n_trees: int, schedule: Schedule) -> str:

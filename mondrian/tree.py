@@ -81,8 +81,6 @@ class MondrianTree(SplitTree):
     ['box_lower', 'box_upper', 'feature']
     """
 
-    max_nodes: int | None = None  # the class's: trees pickled before the bound have none
-
     def __init__(
         self, nodes: TreeArrays, rng: np.random.Generator, lifetime: float, n_stats: int = 0, stats_dtype=np.float64
     ):
@@ -93,6 +91,7 @@ class MondrianTree(SplitTree):
         # the points each leaf holds (``_points``), for trees that revisit past points; None otherwise
         self.first_point: np.ndarray | None = None
         self.next_point: np.ndarray | None = None
+        self.max_nodes: int | None = None  # no bound; ``empty`` sets the estimator's
 
     @classmethod
     def empty(
@@ -190,6 +189,9 @@ class MondrianTree(SplitTree):
         """
         nodes, origin = prune(self.nodes, check_lifetime(lifetime))
         return MondrianTree(nodes, copy.deepcopy(self.rng), min(lifetime, self.lifetime)), origin
+
+    def __setstate__(self, state):
+        self.__dict__.update({"max_nodes": None, **state})  # a tree pickled before the bound has none
 
     def __getstate__(self):
         state = super().__getstate__()

