@@ -211,7 +211,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             state = {**state, "_schedule": _started_schedule(state)}
         # a parameter added since the estimator was pickled (max_nodes): its default, which is what it ran with
         defaults = {name: value.default for name, value in signature(type(self).__init__).parameters.items()}
-        state = {**{name: defaults[name] for name in self._get_param_names() if name not in state}, **state}
+        state = {**state, **{name: defaults[name] for name in self._get_param_names() if name not in state}}
         super().__setstate__(state)
 
     def _in_parameters(self, n_trees: int, schedule: Schedule) -> str:

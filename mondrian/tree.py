@@ -191,7 +191,8 @@ class MondrianTree(SplitTree):
         return MondrianTree(nodes, copy.deepcopy(self.rng), min(lifetime, self.lifetime)), origin
 
     def __setstate__(self, state):
-        self.__dict__.update({"max_nodes": None, **state})  # a tree pickled before the bound has none
+        self.__dict__.update(state)
+        self.__dict__.setdefault("max_nodes", None)  # a tree pickled before the bound has none
 
     def __getstate__(self):
         state = super().__getstate__()
