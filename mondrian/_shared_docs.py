@@ -35,21 +35,24 @@ classes : array-like of shape (n_classes,) or None, default=None
     progressive validation: ``AMFClassifier``'s Notes).""",
     "max_nodes": """\
 max_nodes : int or None, default=None
-    The most nodes a tree holds, a bound on its memory for an endless stream (None: none, a tree grows with the
-    data). At least 3, a root and one split (splits add 2 nodes at a time: an even bound holds one node less).
-    The policy: a tree that holds it, with no room for a split's 2 nodes, stops splitting; each later point grows
-    the boxes on its path to hold it and joins the leaf it reaches, whose statistics (and, in AMF, the weights
-    along the path) keep learning. Its random stream is read as by a tree with room (the exponential clock of each
-    box on the path that x lies outside), without a split's own draws; where that tree would split, it goes on
-    down the path. A Mondrian forest samples a first batch of n rows at once only if its 2 n nodes fit under the
-    bound, else it learns it point by point, as a stream (the same law, other draws). Until a tree reaches the
-    bound the model is the one without it, bit for bit, but for such a first batch. Fixed once the trees are
-    started (``partial_fit`` refuses a change: call ``fit``). The Mondrian forests take it for trees that keep no
-    points only: a fixed lifetime and, for the classifier, no paused blocks (``pausing=False`` or
-    ``smoothing="empirical"``). Measured by ``make bench`` (its memory section: 10 trees, a stream of 1M rows of 5
-    features, peak memory above the process's after a warm-up): AMFClassifier took 305 MB without a bound and
-    11 MB with ``max_nodes=4095`` (progressive accuracy 0.903 and 0.894), and MondrianForestClassifier 2.8 GB and
-    8 MB (0.901 and 0.895); the bounded forests' memory stayed flat from 100k rows on.""",
+    The most nodes a tree holds, a bound on its memory for an endless stream (None: none, a tree grows with the data).
+    At least 3, a root and one split (splits add 2 nodes at a time: an even bound holds one node less). The policy: a
+    tree that holds it, with no room for a split's 2 nodes, stops splitting; each later point grows the boxes on its
+    path to hold it and joins the leaf it reaches, whose statistics (and, in AMF, the weights along the path) keep
+    learning. Its random stream is read as by a tree with room (the exponential clock of each box on the path that x
+    lies outside), without a split's own draws; where that tree would split, it goes on down the path. A Mondrian forest
+    samples a first batch of n rows at once only if its 2 n nodes fit under the bound, else it learns it point by point,
+    as a stream (the same law, other draws). Until a tree reaches the bound the model is the one without it, bit for
+    bit, but for such a first batch. Fixed once the trees are started (``partial_fit`` refuses a change: call ``fit``).
+    The Mondrian forests need a fixed lifetime (the increasing one splits leaves from their points as it grows). With
+    paused blocks (the classifier's default, whose leaves keep their points to be sampled again), the forest keeps its
+    first ``max_nodes`` points only, which bounds its point store and the trees' lists too: past them no leaf is sampled
+    again (one a new label un-pauses stays a leaf, which extensions may still split), and before them a tree at its
+    bound samples a leaf again only if the 2 nodes per point it holds fit in the room left. Measured by ``make bench``
+    (its memory section: 10 trees, a stream of 1M rows of 5 features, peak memory above the process's after a warm-up):
+    AMFClassifier took 305 MB without a bound and 11 MB with ``max_nodes=4095`` (progressive accuracy 0.903 and 0.894),
+    and MondrianForestClassifier 2.8 GB and 8 MB (0.901 and 0.895); the bounded forests' memory stayed flat from 100k
+    rows on.""",
     # -- the learning calls' weights ----------------------------------------------------------------------------------
     "sample_weight": """\
 sample_weight : array-like of shape (n_samples,), default=None

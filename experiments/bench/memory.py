@@ -1,12 +1,12 @@
-"""Peak memory of online forests on a long stream, with and without ``max_nodes`` (issue 47).
+"""Peak memory of online forests on a long stream, with and without ``max_nodes``.
 
 The stream: ``make_classification`` (5 features, 3 informative, 2 classes, seed 0), features scaled to [0, 1], the
 same rows for every learner. Each learner runs progressive validation on it (predict x_t, then learn (x_t, y_t)) in
-chunks of ``CHUNK`` rows: ours through ``progressive_predict_proba``, onelearn 0.3.0 through the compiled loop over
-its own functions (``experiments.bench.amf``), river through ``predict_proba_one`` / ``learn_one`` on dicts. Every
-learner has AMF's benchmark settings (10 trees, step 1, dirichlet 0.5, aggregation on, pure leaves not split);
-``MondrianForestClassifier`` has 10 trees, lifetime inf, IKN smoothing, without paused blocks (``pausing=False``,
-which ``max_nodes`` needs, in both rows).
+chunks of 10,000 rows (``CHUNK``): ours through ``progressive_predict_proba``, onelearn 0.3.0 through the compiled
+loop over its own functions (``experiments.bench.amf``), river through ``predict_proba_one`` / ``learn_one`` on
+dicts. Every learner has AMF's benchmark settings (10 trees, step 1, dirichlet 0.5, aggregation on, pure leaves not
+split); ``MondrianForestClassifier`` has its defaults but 10 trees: lifetime inf, IKN smoothing, LRT14's paused
+blocks (whose leaves keep their points: with ``max_nodes``, the forest keeps its first ``max_nodes`` points only).
 
 Memory is the peak resident set (``VmHWM`` of /proc/self/status), which counts what numba's kernels allocate
 (tracemalloc does not see it): each learner runs in a fresh process, which makes the stream, imports its library,
@@ -14,8 +14,8 @@ warms it up on 500 rows of another stream (the kernels compile) with a model it 
 reuses none of its memory), then resets its peak to its current resident set (writing 5 to /proc/self/clear_refs)
 and reads it as the baseline. The peak above that baseline after 100k and 1M rows is what the learner took (the
 stream itself is in the baseline). Accuracy is the progressive accuracy over the rows so far. river, pure Python,
-runs at a few thousand rows a second with 10 trees: it runs the sizes up to ``river_rows`` only (the table says
-which); nothing is extrapolated.
+runs at a few thousand rows a second with 10 trees: it runs the sizes up to 100,000 rows only (``RIVER_ROWS``; the
+table says which); nothing is extrapolated.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def learner(name: str, max_nodes: int | None):
     if name == "MondrianForestClassifier (ours)":
         from mondrian import MondrianForestClassifier
 
-        return Ours(MondrianForestClassifier(n_estimators=10, pausing=False, random_state=0, max_nodes=max_nodes))
+        return Ours(MondrianForestClassifier(n_estimators=10, random_state=0, max_nodes=max_nodes))
     return OneLearn(N_FEATURES) if name == "onelearn AMFClassifier" else River()
 
 

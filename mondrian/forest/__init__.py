@@ -127,10 +127,10 @@ class _MondrianForest(OnlineForest):
         return False
 
     def _check_forecaster_params(self):
-        if self.max_nodes is not None and (self._increasing or self._paused()):
+        if self.max_nodes is not None and self._increasing:
             raise ValueError(
-                f"max_nodes={self.max_nodes} bounds trees that keep no points: it needs a fixed lifetime and, for a "
-                "classifier, no paused blocks (pausing=False, or smoothing='empirical')"
+                f"max_nodes={self.max_nodes} needs a fixed lifetime: the increasing lifetime splits its leaves from "
+                "their points as it grows, which a bound would stop"
             )
         split = self.min_samples_split
         if not self._increasing:

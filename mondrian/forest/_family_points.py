@@ -6,6 +6,7 @@ their forecaster, as ``MondrianFamily``."""
 from __future__ import annotations
 
 from mondrian._family import MondrianFamily
+from mondrian._nodes import capacity
 from mondrian._points import PointStore
 from mondrian._schedule import Schedule
 from mondrian.forest import _increasing, _path_mean, _paused
@@ -36,33 +37,58 @@ class PointFamily(MondrianFamily):
 
 
 class PausedFamily(PointFamily):
-    """LRT14's paused blocks: a block whose labels are all one is not split (the IKN classifier's ``pausing``)."""
+    """LRT14's paused blocks: a block whose labels are all one is not split (the IKN classifier's ``pausing``).
+
+    With ``max_nodes``, the forest keeps its first ``max_nodes`` points only (the store and each tree's lists are
+    bounded by it): after them the leaves keep no points and no leaf is sampled again (a leaf a new label un-pauses
+    stays a leaf until an extension splits it); and a tree whose arrays hold ``max_nodes`` samples a leaf again only
+    if the nodes it may make (2 per point it holds) fit in the room left."""
+
+    def store(self, forest, X, targets) -> int:
+        """The rows, up to the ``max_nodes`` points the forest keeps."""
+        kept = X.shape[0] if forest.max_nodes is None else max(min(X.shape[0], forest.max_nodes - forest.points_.n), 0)
+        return forest.points_.append(X[:kept], targets[:kept])
 
     def _room(self, forest, tree, n_new: int) -> int:
         """2 nodes per new point: the kernels stop and ask for more before a paused leaf is sampled again."""
         return 2 * n_new
 
+    @staticmethod
+    def _parts(forest, X, targets, first):
+        """The call's rows as the kernels read them, (X, y, start, end, keep): those the store kept (by their index
+        in it), then the others (themselves, kept by no leaf: max_nodes' budget of points)."""
+        store = forest.points_
+        kept = max(min(X.shape[0], store.n - first), 0)
+        parts = [(store.X, store.y, first, first + kept, True)] if kept > 0 else []
+        return parts + ([(X[kept:], targets[kept:], 0, X.shape[0] - kept, False)] if kept < X.shape[0] else [])
+
+    @staticmethod
+    def _at_bound(tree) -> bool:
+        return tree.max_nodes is not None and capacity(tree.nodes) >= tree.max_nodes
+
     def learn(self, forest, tree, X, targets, first, params) -> None:
         self._grow_for(forest, tree, X.shape[0])
-        store, start, end = forest.points_, first, first + X.shape[0]
-        while start < end:
-            start, room = _paused.learn(
-                tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end,
-                tree.lifetime, tree.rng,
-            )  # fmt: skip
-            tree.reserve(room)
+        for Xs, ys, start, end, keep in self._parts(forest, X, targets, first):
+            while start < end:
+                start, room = _paused.learn(
+                    tree.nodes, tree.stats, tree.first_point, tree.next_point, Xs, ys, start, end, tree.lifetime,
+                    tree.rng, keep, self._at_bound(tree),
+                )  # fmt: skip
+                tree.reserve(room)
 
     def progressive(self, forest, tree, X, targets, first, params, prior, out) -> None:
         self._grow_for(forest, tree, X.shape[0])
-        store, start, end = forest.points_, first, first + X.shape[0]
-        predicted = False
-        while start < end:
-            start, room = _paused.progressive(
-                tree.nodes, tree.stats, tree.first_point, tree.next_point, store.X, store.y, start, end,
-                tree.lifetime, params, tree.rng, prior, out[start - first :], predicted,
-            )  # fmt: skip
-            tree.reserve(room)
-            predicted = True
+        done = 0  # the rows predicted so far, in out
+        for Xs, ys, start, end, keep in self._parts(forest, X, targets, first):
+            offset, predicted = start - done, False  # out[i - offset] is row i's
+            while start < end:
+                start, room = _paused.progressive(
+                    tree.nodes, tree.stats, tree.first_point, tree.next_point, Xs, ys, start, end, tree.lifetime,
+                    params, tree.rng, prior, out[start - offset :], predicted, keep, self._at_bound(tree),
+                )  # fmt: skip
+                tree.reserve(room)
+                predicted = True
+            done = end - offset
 
 
 class IncreasingFamily(PointFamily):

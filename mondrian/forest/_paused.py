@@ -16,7 +16,7 @@ from mondrian._compile import kernel
 from mondrian._extend import KEEP_PAUSED_LEAVES, is_paused
 from mondrian._nodes import NO_NODE, add_node, capacity
 from mondrian._points import NO_POINT, add_point, points_of
-from mondrian._process import sample_paused_block
+from mondrian._process import batch_fits, sample_paused_block
 from mondrian._route import path_of
 from mondrian.forest._ikn import add_prediction, count_up, learn_one, prediction_scratch
 
@@ -39,36 +39,53 @@ def _sample(tree, stats, first, next_point, X, y, samples, node, lifetime, rng, 
 
 
 @kernel
-def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached):
+def _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached, keep, resample):
     """Point i of the store, routed along path[:n], into a non-empty tree: extended as LRT14 with paused leaves kept,
-    then the leaf it joined sampled again if i un-paused it."""
+    then the leaf it joined sampled again if i un-paused it and ``resample``. ``keep``: the leaf keeps the point (a
+    tree past its max_nodes' budget of points keeps none, and samples no leaf again)."""
     n_before = tree.n_nodes[0]
     was_paused = is_paused(tree, stats, path[n - 1])
     leaf = learn_one(tree, stats, X[i], y[i], lifetime, KEEP_PAUSED_LEAVES, rng, path, n)
-    add_point(first, next_point, leaf, i)
-    if leaf < n_before and was_paused and not is_paused(tree, stats, leaf):
+    if keep:
+        add_point(first, next_point, leaf, i)
+    if resample and leaf < n_before and was_paused and not is_paused(tree, stats, leaf):
         n = points_of(first, next_point, leaf, scratch)
         first[leaf] = NO_POINT
         _sample(tree, stats, first, next_point, X, y, scratch[:n].copy(), leaf, lifetime, rng, reached)
 
 
 @kernel
-def _room_needed(tree, stats, path, n):
-    """Nodes that learning the point routed along path[:n] may add: 2 for an extension, and if its leaf is paused,
-    room to sample the leaf again from its points and this one (at most 2 nodes per point)."""
+def _room_needed(tree, stats, path, n, keep):
+    """Nodes that learning the point routed along path[:n] may add: 2 for an extension, and if its leaf is paused
+    (and the tree ``keep``s points), room to sample the leaf again from its points and this one (at most 2 nodes
+    per point)."""
     leaf = path[n - 1]
-    return 2 + (2 * (int(stats[leaf, 0]) + 1) if is_paused(tree, stats, leaf) else 0)
+    return 2 + (2 * (int(stats[leaf, 0]) + 1) if keep and is_paused(tree, stats, leaf) else 0)
 
 
-def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
-    """Learn points start..end-1 of the store (X, y): sampled at once into an empty tree, else one at a time.
+@kernel(inline="always")
+def _fits(tree, room, at_bound, keep):
+    """(go on, sample again): the point's ``room`` fits in the tree's arrays; else the caller grows them, unless
+    they hold the tree's max_nodes (``at_bound``): the point is then learnt without sampling a leaf again (as
+    always when the leaves ``keep`` no points)."""
+    fits = tree.n_nodes[0] + room <= capacity(tree)
+    return fits or at_bound, fits and keep
+
+
+def learn(tree, stats, first, next_point, X, y, start, end, lifetime, rng, keep=True, at_bound=False):
+    """Learn points start..end-1 of the store (X, y): sampled at once into an empty tree with room for them, else
+    one at a time.
 
     Returns (i, room): points start..i-1 are learnt; i < end when point i may need more than the tree's free room
     (the caller grows the tree by ``room`` nodes and calls again from i). An empty tree needs room for 2 nodes per
-    point. The two ways are two kernels, so that a first fit compiles only the first."""
+    point. ``keep``: the leaves keep the points (False past max_nodes' budget of points: X, y are then the rows
+    themselves, no leaf is sampled again); ``at_bound``: the arrays hold the tree's max_nodes, and a point whose
+    leaf would be sampled again in more room than is left is learnt without it. The two ways are two kernels, so
+    that a first fit compiles only the first."""
     if tree.root[0] == NO_NODE:
-        return _learn_first(tree, stats, first, next_point, X, y, start, end, lifetime, rng)
-    return _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng)
+        stop = end if batch_fits(tree, end - start) else start + 1  # (else the rest point by point: max_nodes)
+        return _learn_first(tree, stats, first, next_point, X, y, start, stop, lifetime, rng)
+    return _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng, keep, at_bound)
 
 
 @kernel
@@ -81,25 +98,28 @@ def _learn_first(tree, stats, first, next_point, X, y, start, end, lifetime, rng
 
 
 @kernel
-def _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng):
+def _learn_more(tree, stats, first, next_point, X, y, start, end, lifetime, rng, keep, at_bound):
     """``learn`` into a non-empty tree: one point at a time."""
     reached = np.empty(end, np.int64)
     path = np.empty(capacity(tree), np.int64)
     scratch = np.empty(end, np.int64)
     for i in range(start, end):
         n = path_of(tree, X[i], lifetime, path)
-        room = _room_needed(tree, stats, path, n)
-        if tree.n_nodes[0] + room > capacity(tree):
+        room = _room_needed(tree, stats, path, n, keep)
+        go_on, resample = _fits(tree, room, at_bound, keep)
+        if not go_on:
             return i, room
-        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached)
+        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached, keep, resample)
     return end, 0
 
 
 @kernel
-def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out, predicted):
+def progressive(
+    tree, stats, first, next_point, X, y, start, end, lifetime, params, rng, prior, out, predicted, keep, at_bound
+):
     """Progressive validation: out[i - start] += the IKN prediction at X[i] before learning point i; then learn it.
-    Returns (i, room) as ``learn``; when called again from i, ``predicted`` says out already holds point i's
-    prediction."""
+    Returns (i, room) as ``learn`` (``keep``, ``at_bound`` as there); when called again from i, ``predicted`` says
+    out already holds point i's prediction."""
     reached = np.empty(end, np.int64)
     scratch = np.empty(end, np.int64)
     path, base, g = prediction_scratch(tree, True, out.shape[1])
@@ -114,8 +134,9 @@ def progressive(tree, stats, first, next_point, X, y, start, end, lifetime, para
             n = path_of(tree, X[i], lifetime, path)
         else:
             n = add_prediction(tree, stats, X[i], lifetime, params[0], path, base, g, out[i - start])
-        room = _room_needed(tree, stats, path, n)
-        if tree.n_nodes[0] + room > capacity(tree):
+        room = _room_needed(tree, stats, path, n, keep)
+        go_on, resample = _fits(tree, room, at_bound, keep)
+        if not go_on:
             return i, room
-        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached)
+        _learn_one(tree, stats, first, next_point, X, y, i, lifetime, rng, path, n, scratch, reached, keep, resample)
     return end, 0

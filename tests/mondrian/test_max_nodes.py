@@ -13,12 +13,14 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from mondrian import AMFClassifier, AMFRegressor, MondrianForestClassifier, MondrianForestRegressor
 from mondrian._nodes import capacity
+from mondrian._points import points_of
 from tests.mondrian.model_state import assert_equal_nested, same_trees, single, used_tree_state
 from tests.mondrian.test_mondrian_tree_invariants import check_restricted_tree
 
-# The forests max_nodes bounds, as constructors of a small forest: the Mondrian forests whose trees keep no points
-# (a fixed lifetime; a classifier without paused blocks), IKN and leaf mean, and AMF.
+# The forests max_nodes bounds, as constructors of a small forest: the Mondrian forests with a fixed lifetime (IKN
+# with and without paused blocks, whose trees keep their points; the leaf and path means), and AMF.
 BOUNDED = {
+    "mf-clf-paused": lambda **p: MondrianForestClassifier(**p),
     "amf-clf": lambda **p: AMFClassifier(**p),
     "amf-reg": lambda **p: AMFRegressor(**p),
     "mf-clf-ikn": lambda **p: MondrianForestClassifier(pausing=False, **p),
@@ -63,6 +65,11 @@ def test_a_tree_never_exceeds_max_nodes_nor_reserves_beyond_it(name, n, d, max_n
         assert tree.n_nodes <= max_nodes
         assert capacity(tree.nodes) <= max_nodes and tree.stats.shape[0] <= max_nodes
         assert tree.n_nodes % 2 == 1  # a root and 2 nodes per split: an even bound holds one node less
+        if tree.first_point is not None:  # paused blocks: the points kept are bounded too (arrays: at most twice, or
+            # the 16 rows they start with)
+            assert tree.first_point.shape[0] <= max_nodes and tree.next_point.shape[0] <= max(2 * max_nodes, 16)
+    if hasattr(model, "points_"):
+        assert model.points_.n == min(n, max_nodes) and model.points_.X.shape[0] <= max(2 * max_nodes, 16)
 
 
 @settings(max_examples=30, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -85,7 +92,9 @@ def test_a_full_tree_is_a_restricted_tree_whose_leaves_hold_many_points(name, n,
 
 @pytest.mark.parametrize("name", sorted(BOUNDED))
 def test_until_the_bound_is_reached_the_model_is_the_unbounded_one_bit_for_bit(name):
-    """Point by point, each tree is the tree learnt without max_nodes until the unbounded one holds more nodes."""
+    """Point by point, each tree is the tree learnt without max_nodes until the unbounded one holds more nodes. With
+    paused blocks, until a leaf's new sampling may need more room than is left (2 nodes per point it holds, 4 p - 1
+    nodes at worst after p points): a bounded tree then samples it again only if that worst case fits."""
     X, y = stream(300)
     max_nodes = 21
     free, bounded = make(name), make(name, max_nodes=max_nodes)
@@ -94,7 +103,7 @@ def test_until_the_bound_is_reached_the_model_is_the_unbounded_one_bit_for_bit(n
         partial_fit(free, X[i : i + 1], y[i : i + 1], 1)
         partial_fit(bounded, X[i : i + 1], y[i : i + 1], 1)
         for t, (a, b) in enumerate(zip(free.trees_, bounded.trees_, strict=True)):
-            reached[t] |= a.n_nodes > max_nodes
+            reached[t] |= a.n_nodes > max_nodes or (name == "mf-clf-paused" and 4 * (i + 1) - 1 > max_nodes)
             if not reached[t]:
                 assert_equal_nested(used_tree_state(a), used_tree_state(b))
     assert all(reached)
@@ -146,7 +155,7 @@ def test_amf_fit_partial_fit_in_blocks_and_learn_one_are_the_same_past_the_bound
     assert all(capacity(tree.nodes) <= 25 for tree in one.trees_)
 
 
-@pytest.mark.parametrize("name", ["amf-clf", "mf-clf-ikn"])
+@pytest.mark.parametrize("name", ["amf-clf", "mf-clf-ikn", "mf-clf-paused"])
 def test_the_progressive_loop_grows_the_trees_fit_grows_past_the_bound(name):
     X, y = stream(600)
     fitted = make(name, max_nodes=25).fit(X, y)
@@ -211,13 +220,26 @@ def test_invalid_values_are_refused(Model, value):
         Model(max_nodes=value).fit(X, y)
 
 
-@pytest.mark.parametrize("params", [{}, {"lifetime": "increasing"}], ids=["paused-blocks", "increasing"])
-def test_trees_that_keep_their_points_refuse_a_bound(params):
+@pytest.mark.parametrize("Model", [MondrianForestClassifier, MondrianForestRegressor])
+def test_the_increasing_lifetime_refuses_a_bound(Model):
     X, y = stream(10)
-    with pytest.raises(ValueError, match="max_nodes=9 bounds trees that keep no points"):
-        MondrianForestClassifier(max_nodes=9, **params).fit(X, y)
-    with pytest.raises(ValueError, match="max_nodes=9 bounds trees that keep no points"):
-        MondrianForestRegressor(max_nodes=9, lifetime="increasing").fit(X, y)
+    with pytest.raises(ValueError, match="max_nodes=9 needs a fixed lifetime: the increasing lifetime splits"):
+        Model(max_nodes=9, lifetime="increasing").fit(X, y)
+
+
+def test_paused_blocks_past_their_budget_of_points_sample_no_leaf_again():
+    """With paused blocks, the forest keeps its first max_nodes points; the trees learn on past them (counts, and
+    extension splits until the bound), sampling no leaf again: the leaves' lists hold the kept points only."""
+    X, y = stream(3000)
+    model = partial_fit(make("mf-clf-paused", max_nodes=201), X, y, 400)
+    assert model.points_.n == 201
+    for tree in model.trees_:
+        leaves = tree.leaves()
+        assert tree.stats[leaves, 0].sum() > 201  # IKN's column 0: the points each leaf has seen, all of them
+        scratch = np.empty(201, np.int64)
+        linked = [i for leaf in leaves for i in scratch[: points_of(tree.first_point, tree.next_point, leaf, scratch)]]
+        assert sorted(linked) == list(range(201))
+    assert model.score(X, y) > 0.85
 
 
 @pytest.mark.parametrize("name", ["amf-clf", "mf-reg"])
