@@ -43,16 +43,16 @@ max_nodes : int or None, default=None
     lies outside), without a split's own draws; where that tree would split, it goes on down the path. A Mondrian forest
     samples a first batch of n rows at once only if its 2 n nodes fit under the bound, else it learns it point by point,
     as a stream (the same law, other draws). Until a tree reaches the bound the model is the one without it, bit for
-    bit, but for such a first batch. Fixed once the trees are started (``partial_fit`` refuses a change: call ``fit``).
-    The Mondrian forests need a fixed lifetime (the increasing one splits leaves from their points as it grows). With
-    paused blocks (the classifier's default, whose leaves keep their points to be sampled again), the forest keeps its
-    first ``max_nodes`` points only, which bounds its point store and the trees' lists too: past them no leaf is sampled
-    again (one a new label un-pauses stays a leaf, which extensions may still split), and before them a tree at its
-    bound samples a leaf again only if the 2 nodes per point it holds fit in the room left. Measured by ``make bench``
-    (its memory section: 10 trees, a stream of 1M rows of 5 features, peak memory above the process's after a warm-up):
-    AMFClassifier took 305 MB without a bound and 11 MB with ``max_nodes=4095`` (progressive accuracy 0.903 and 0.894),
-    and MondrianForestClassifier 2.8 GB and 8 MB (0.901 and 0.895); the bounded forests' memory stayed flat from 100k
-    rows on.""",
+    bit, but for such a first batch and for paused blocks (below). Fixed once the trees are started (``partial_fit``
+    refuses a change: call ``fit``). The Mondrian forests need a fixed lifetime (the increasing one splits leaves from
+    their points as it grows). With paused blocks (the classifier's default, whose leaves keep their points to be
+    sampled again), the forest keeps its first ``max_nodes`` points only, which bounds its point store and the trees'
+    lists too: past them no leaf is sampled again (one a new label un-pauses stays a leaf, which extensions may still
+    split), and before them a tree at its bound samples a leaf again only if the 2 nodes per point it holds fit in the
+    room left. Measured by ``make bench`` (its memory section: 10 trees, a stream of 1M rows of 5 features, peak memory
+    above the process's after a warm-up): AMFClassifier took 307 MB without a bound and 11 MB with ``max_nodes=4095``
+    (progressive accuracy 0.903 and 0.894), and MondrianForestClassifier (paused blocks) 1.4 GB and 12 MB (0.900 and
+    0.897); the bounded forests' memory stayed flat from 100k rows on.""",
     # -- the learning calls' weights ----------------------------------------------------------------------------------
     "sample_weight": """\
 sample_weight : array-like of shape (n_samples,), default=None
