@@ -282,8 +282,9 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
 
         with self._rollback_from(saved, trees, X.shape[0]):
             self._add_new_classes(saved)
-            first = family.store(self, X, targets)
-            for_each(learn, trees, self.n_jobs)
+            if X.shape[0]:  # (none when every row weighs 0: their labels are known all the same, as scikit-learn's)
+                first = family.store(self, X, targets)
+                for_each(learn, trees, self.n_jobs)
         self.predict_params_ = params
 
     @takes_turns
@@ -343,10 +344,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             return self
         with self._whole_or_unchanged() as saved:
             X, targets, weights, trees = self._start_or_continue(X, y, classes, sample_weight)
-            if X.shape[0]:
-                self._learn(trees, X, targets, saved, weights)
-            else:  # every row weighs 0: their labels are known (classes_, as scikit-learn's), nothing is learnt
-                self._add_new_classes(saved)
+            self._learn(trees, X, targets, saved, weights)
             self.trees_ = trees
         return self
 
