@@ -122,10 +122,6 @@ class _MondrianForest(OnlineForest):
     def _increasing(self) -> bool:
         return isinstance(self.lifetime, str) and self.lifetime == INCREASING
 
-    def _paused(self) -> bool:
-        """The trees pause their pure blocks (LRT14), keeping their points."""
-        return False
-
     def _check_forecaster_params(self):
         if self.max_nodes is not None and self._increasing:
             raise ValueError(
