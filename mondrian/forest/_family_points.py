@@ -78,17 +78,17 @@ class PausedFamily(PointFamily):
 
     def progressive(self, forest, tree, X, targets, first, params, prior, out) -> None:
         self._grow_for(forest, tree, X.shape[0])
-        done = 0  # the rows predicted so far, in out
+        done = 0  # the call's rows predicted so far
         for Xs, ys, start, end, keep in self._parts(forest, X, targets, first):
-            offset, predicted = start - done, False  # out[i - offset] is row i's
+            rows, begin, predicted = out[done : done + end - start], start, False  # rows[i - begin]: row i's
             while start < end:
                 start, room = _paused.progressive(
                     tree.nodes, tree.stats, tree.first_point, tree.next_point, Xs, ys, start, end, tree.lifetime,
-                    params, tree.rng, prior, out[start - offset :], predicted, keep, self._at_bound(tree),
+                    params, tree.rng, prior, rows[start - begin :], predicted, keep, self._at_bound(tree),
                 )  # fmt: skip
                 tree.reserve(room)
                 predicted = True
-            done = end - offset
+            done += end - begin
 
 
 class IncreasingFamily(PointFamily):
