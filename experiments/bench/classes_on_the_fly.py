@@ -1,4 +1,4 @@
-"""What learning the classes on the fly costs (issue 47): progressive validation of a classifier given every class up
+"""What learning the classes on the fly costs: progressive validation of a classifier given every class up
 front against the same classifier learning each label as it first arrives, on the ten datasets of the AMF paper.
 
 Each dataset's rows are shuffled once (``experiments.bench.amf.stream``: seed 0, features scaled to [0, 1]); the
