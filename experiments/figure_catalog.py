@@ -28,6 +28,10 @@ PAPERS = {
     "Statistics 2020)",
     "amf": "AMF: Mourtada, Gaïffas, Scornet, *AMF: aggregated Mondrian forests for online learning* (JRSS-B 2021)",
     "bsp": "BSP: Fan, Li, Sisson, *Online binary space partitioning forests* (AISTATS 2020)",
+    "lrt16": "Beyond the papers, LRT16: Lakshminarayanan, Roy, Teh, *Mondrian forests for large-scale regression when "
+    "uncertainty matters* (AISTATS 2016)",
+    "cku23": "Beyond the papers, CKU23: Cattaneo, Klusowski, Underwood, *Inference with Mondrian random forests* "
+    "(2023)",
     "theory": "Theory: the project's simulations of the MGS17/MGS20 statements (the papers have no figure for them)",
 }
 

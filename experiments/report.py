@@ -7,7 +7,8 @@ MLflow store instead (`make report-local`: this machine's runs) into a path of i
 Every registered figure and table id is of a category its config names (``category``, with its ``subject``): a *paper
 experiment* reproduces an empirical result a paper prints in a figure or table, a *theorem check* simulates an exact
 statement, a *study* is a figure the papers do not draw, probing a named statement, an *illustration* draws what a
-paper draws to explain its method. For each it takes the drawn figure at the first profile of PROFILES that has one:
+paper draws to explain its method, an id *beyond the papers* reproduces a result of a later paper (prediction
+intervals). For each it takes the drawn figure at the first profile of PROFILES that has one:
 the image, the settings it was drawn from and the commit its trials ran at, the claims (each quoting the sentence it
 tests, weaker readings beside the printed ones) with the measured numbers, their verdicts (experiments.verdicts) and
 the explanation the config records under the claim's key (``explanations``, filled with the evidence's numbers,
@@ -55,7 +56,7 @@ from experiments.figure_catalog import (
     profile_settings,
     records,
 )
-from experiments.figure_schema import CATEGORIES, ILLUSTRATION, PAPER_EXPERIMENT, STUDY, THEOREM_CHECK
+from experiments.figure_schema import BEYOND, CATEGORIES, ILLUSTRATION, PAPER_EXPERIMENT, STUDY, THEOREM_CHECK
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
 from experiments.reproduce import catalog_name
 from experiments.tracking import Tracker
@@ -72,6 +73,7 @@ SUBJECT_LEADS = {
     THEOREM_CHECK: "Checks",
     STUDY: "Probes",
     ILLUSTRATION: "Draws",
+    BEYOND: "Reproduces",
 }  # the line that names an id's subject: "Reproduces LRT14 Fig. 3 ..."
 
 
@@ -411,8 +413,8 @@ def verdict_counts(reports: list[FigureReport]) -> str:
         levels = ", ".join(f"{n} {level}" for level in LEVELS if (n := sum(r.verdict == level for r in ids)))
         if others := sum(bool(r.other_data) for r in ids):
             levels += f"; {others} of them on other data"
-        name = (
-            category + ("s" if len(ids) != 1 else "") if category != STUDY else "study" if len(ids) == 1 else "studies"
+        name = {STUDY: "study" if len(ids) == 1 else "studies", BEYOND: "ids " + BEYOND}.get(
+            category, category + ("s" if len(ids) != 1 else "")
         )
         parts.append(f"{len(ids)} {name}" + (f" ({levels})" if levels else ""))
     return ", ".join(parts)
@@ -477,7 +479,9 @@ def intro(reports: list[FigureReport], source: str) -> list:
             "Each id is of one category. A *paper experiment* reproduces an empirical result a paper prints in a figure"
             " or table; a *theorem check* simulates an exact statement of a paper (it can confirm the code and the "
             "statement, not an experiment); a *study* is a figure the papers do not draw, probing a named statement; an"
-            " *illustration* draws what a paper draws to explain its method. Each claim quotes the sentence of the "
+            " *illustration* draws what a paper draws to explain its method; an id *beyond the papers* reproduces a "
+            "result of a later paper on the same forests (prediction intervals: LRT16, CKU23), its claims checked as "
+            "the five papers' are. Each claim quotes the sentence of the "
             'paper it tests and tests it as printed ("always" in every case, "all the baselines" against each of them);'
             " a weaker reading may stand beside it as its own line, never in its place. A claim is *reproduced* when "
             "the sentence holds as printed on the measured numbers; *partly reproduced* when it does not but a weaker "
