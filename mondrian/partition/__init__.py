@@ -44,7 +44,7 @@ from mondrian._validation import (
 )
 from mondrian.partition import _cells, _weights
 from mondrian.partition._debias import debiasing_weights, default_scales
-from mondrian.partition._lifetime import polynomial_lifetime
+from mondrian.partition._lifetime import aimse_lifetime
 from mondrian.tree import MondrianTree
 
 # The largest expected number of cells of a whole partition the forests take by default (only those around the data
@@ -260,7 +260,7 @@ class _PartitionForest(BaseEstimator):
 
 @shared_docs
 class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
-    """Purely random Mondrian forest regressor (MGS20).
+    r"""Purely random Mondrian forest regressor (MGS20).
 
     Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
     lie (the cost follows the cells holding points, not (1 + lifetime)^d); a cell predicts the mean label of the
@@ -274,8 +274,9 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     lifetime : float, "adaptive" or "polynomial", default=1.0
         The Mondrian lifetime lambda, a positive finite number (MGS20's minimax choice for a beta-Hölder regression
         function: lambda_n ~ n^(1/(d + 2 beta))), ``"adaptive"``: chosen on half of the data (MGS20, see the
-        Notes), or ``"polynomial"``: CKU23's lifetime selection by polynomial estimation, the rule of their
-        simulations (see the Notes).
+        Notes), or ``"polynomial"``: CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE(J - 1)
+        for the debiased forest of order J >= 1 (their procedure for inference), lambda_hat_AIMSE(0) for J = 0 (see
+        the Notes).
     lifetimes : array-like of float or None, default=None
         The grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
         ``lifetime_grid``).
@@ -300,7 +301,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         forests of ``n_estimators`` trees each, at lifetimes a_r lambda (r = 0..J), whose weights cancel the first J
         terms of the bias. 0: the plain forest. J > 0 needs a number or ``"polynomial"`` as lifetime.
     debias_scales : array-like of float or None, default=None
-        The lifetime scales a_r: J + 1 distinct positive numbers, the first 1 (None: a_r = 1.5^r, ``default_scales``).
+        The lifetime scales a_r: J + 1 distinct positive numbers, the first 1 (None: CKU23's a_r = 1.05^r).
 
     Attributes
     ----------
@@ -351,30 +352,37 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     step (``star``): for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam, and the
     combination of least empirical risk is the prediction.
 
-    **Inference (CKU23).** The forest is mu(x) = sum_i w_i(x) Y_i, w_i(x) = (1/B) sum_b 1(X_i in T_b(x)) / N_b(x),
-    a cell with no point counting 0 (MGS20's and CKU23's 0/0 = 0). The debiased forest of order J,
-    mu_d(x) = sum_r omega_r mu_r(x), averages J + 1 forests of independent trees at lifetimes a_r lambda; the weights
-    solve sum_r omega_r a_r^(-2 s) = 1(s = 0), s = 0..J (a forest's bias is a series in lambda^-2, whose first J
-    terms this cancels). ``predict(X, return_std=True)`` returns the estimate and its standard error, CKU23's
-    variance estimator: Sigma_hat(x) = sigma2_hat(x) (n / lambda^d) sum_i (sum_r omega_r w_ri(x))^2, with
-    sigma2_hat(x) = sum_i w_0i(x) (Y_i - mu_d(x))^2, and the standard error sqrt(lambda^d Sigma_hat(x) / n) (a row
-    of sample weight k counts as k rows, as in the cells' statistics: it adds w_i(x)^2 / k to the sum of squares).
-    ``predict_interval`` is their interval mu_d(x) -/+ q_(1 - alpha/2) times it. It is a confidence interval for
-    the regression function mu(x) = E[Y | X = x], not a prediction interval for a new Y (which would add the noise's
-    variance). It is valid when the bias is negligible against the standard error: CKU23 take lambda of the order
-    that makes it so, through debiasing (J >= 1) and the lifetime selection. Readings (the text we could read gives
-    no more): sigma2_hat is read from the lifetime-lambda forest (r = 0) with the debiased estimate's residuals;
-    the default scales a_r = 1.5^r (J = 1: a_1 = 1.5, omega = (-0.8, 1.8), the constants of the authors'
-    replication); the variance estimator needs a fixed or polynomial lifetime (the adaptive one combines two
-    lifetimes fitted on half of the data, which it does not cover) and reads the fitted lifetime only.
+    **Inference (CKU23).** The forest is mu_hat(x) = sum_i w_i(x) Y_i, w_i(x) = (1/B) sum_b 1(X_i in T_b(x)) / N_b(x),
+    "If there are no samples $X_i$ in $T_b(x)$ then $N_b(x) = 0$, so we define $0/0 = 0$" (MGS20's empty value 0).
+    The debiased forest of order J, mu_d(x) = sum_r omega_r mu_r(x), averages J + 1 forests of B trees each at
+    lifetimes a_r lambda, all trees independent ("suppose they are mutually independent"); the weights solve
+    "$\sum_{r=0}^{J} \omega_r = 1$ and $\sum_{r=0}^{J} \omega_r a_r^{-2s} = 0$ for each $1 \leq s \leq J$"
+    (``debiasing_weights``), a forest's bias being a series in lambda^-2. The default scales are CKU23's: "We
+    suggest for concreteness taking $a_r = 1.05^r$." (the authors' replication code runs a_r = 1.5^r:
+    ``debias_scales=[1.0, 1.5]``).
 
-    ``lifetime="polynomial"`` is CKU23's lifetime selection by polynomial estimation (the rule their simulations
-    use; their other rule is generalized cross-validation): the lifetime minimising the debiased forest's asymptotic
-    mean squared error, bias beta_J B_(J+1)(x) lambda^(-2 J - 2) and variance V_J sigma^2 lambda^d / n, its
-    constants estimated by a least-squares polynomial of degree 2 J + 2 (derivatives of mu) and its residuals
-    (sigma^2). Readings: the error is integrated over the training points (the lifetime is chosen at fit, before any
-    x), the design's density is taken uniform in the bias constant (exact in their simulations), and the noise
-    homoskedastic.
+    ``predict(X, return_std=True)`` returns the estimate and its standard error sqrt(lambda^d Sigma_hat_d(x) / n),
+    CKU23's variance estimator Sigma_hat_d(x) = sigma2_hat(x) (n / lambda^d) sum_i (sum_r omega_r w_ri(x))^2, with
+    sigma2_hat(x) = sum_i w_0i(x) (Y_i - mu_hat(x))^2 their eq. (sigma2_hat), of the lifetime-lambda forest (r = 0)
+    and its own estimate mu_hat(x) ("With $\hat\sigma^2(x)$ as in \eqref{eq:sigma2_hat}"); a row of sample
+    weight k counts as k rows, as in the cells' statistics. ``predict_interval`` is their interval
+    mu_d(x) -/+ q_(1 - alpha/2) sqrt(lambda^d / n) Sigma_hat_d(x)^(1/2). It is a confidence interval for the
+    regression function mu(x) = E[Y | X = x], not a prediction interval for a new Y (which would add the noise's
+    variance), and it holds when the bias is negligible against the standard error (CKU23's lifetime conditions, or
+    the lifetime selection below). The variance estimator reads the fitted lifetime only, and needs a number or
+    ``"polynomial"`` as lifetime (the adaptive lifetime combines two lifetimes of forests fitted on half of the
+    data, which it does not cover).
+
+    ``lifetime="polynomial"`` is CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE, in their
+    procedure for inference: "use $\hat\mu_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ and
+    $\hat\Sigma_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ to construct a confidence interval", so that
+    the lifetime, tailored to the more biased estimator of order J - 1, makes the order-J bias negligible; with
+    J = 0, lambda_hat_AIMSE(0), the plain forest's AIMSE-optimal lifetime (whose bias is not negligible). Their
+    other rule, generalized cross-validation, is not implemented; the authors' replication code runs the
+    polynomial one. lambda_hat_AIMSE(J) plugs into the minimiser of the AIMSE the derivatives
+    sum_j d_j^(2J+2) mu and the noise variance of a global polynomial of order 2J + 4 without interactions fitted by
+    least squares (the design's density taken uniform, the noise homoskedastic); on a box other than [0, 1]^d,
+    X is mapped onto it and the lifetime mapped back with the geometric mean of the box's sides.
 
     Every parameter is validated at ``fit`` and only read there: predictions use the fitted state (``trees_``,
     ``lifetime_``, ``empty_value_``, ``selection_``), so that ``set_params`` after fit changes no prediction; but
@@ -519,8 +527,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             B = self.n_estimators
             streams = tree_streams(self.random_state, (self.debias_order + 1) * B + 1)
             if not adaptive:
-                lifetime = (
-                    polynomial_lifetime(X, y, w, lower, upper, scales, self.debias_weights_)
+                lifetime = (  # CKU23's lambda_hat_AIMSE(J - 1) for inference at order J >= 1, (0) at J = 0
+                    aimse_lifetime(X, y, w, lower, upper, scales[: max(self.debias_order, 1)])
                     if self.lifetime == POLYNOMIAL
                     else float(self.lifetime)
                 )
@@ -624,7 +632,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             self._check_inference(lifetime)
         if lifetime is not None or not hasattr(self, "selection_"):
             mean = self.predict_nested(X, self._one_lifetime(lifetime))[0]
-            return (mean, self._standard_error(self._checked_X(X), mean)) if return_std else mean
+            return (mean, self._standard_error(self._checked_X(X))) if return_std else mean
         chosen = self.selection_
         pair = np.array(sorted({chosen["erm"], chosen["partner"]}))
         rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
@@ -675,9 +683,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         if lifetime is not None:
             raise ValueError(f"the standard error is the fitted lifetime's: lifetime must be None, got {lifetime!r}")
 
-    def _standard_error(self, X: np.ndarray, mean: np.ndarray) -> np.ndarray:
-        """sqrt(sigma2_hat(x) sum_i (sum_r omega_r w_ri(x))^2) at each row of X (see the Notes), ``mean`` the
-        estimate at them."""
+    def _standard_error(self, X: np.ndarray) -> np.ndarray:
+        """sqrt(sigma2_hat(x) sum_i (sum_r omega_r w_ri(x))^2) at each row of X (see the Notes)."""
         y, w = self.training_targets_, self.training_weights_
         point_weights = np.ones_like(y) if w is None else w
         forests = self._forests()
@@ -691,8 +698,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
                 for tree in trees:
                     _weights.add_weights(tree.nodes, tree.stats, tree.first_point, tree.next_point, point_weights,
                                          part, 1.0 / len(trees), weights[r])  # fmt: skip
-            residuals = (y[None, :] - mean[start : start + rows, None]) ** 2
-            sigma2 = (weights[0] * residuals).sum(axis=1)
+            plain = weights[0] @ y  # the lifetime-lambda forest's mu_hat(x), 0/0 = 0: eq. sigma2_hat's
+            sigma2 = (weights[0] * (y[None, :] - plain[:, None]) ** 2).sum(axis=1)
             # a row of weight k is k rows (k copies), each of a k-th of its weight: sum_i w_i^2 / k_i
             squares = (np.tensordot(omegas, weights, axes=1) ** 2 / point_weights).sum(axis=1)
             std[start : start + rows] = np.sqrt(sigma2 * squares)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-# The default ratio of consecutive lifetimes: a_r = 1.5^r (J = 1: a_1 = 1.5, omega = (-0.8, 1.8)).
-SCALE_RATIO = 1.5
+# The default ratio of consecutive lifetimes, CKU23's: "We suggest for concreteness taking $a_r = 1.05^r$."
+SCALE_RATIO = 1.05
 
 
 def default_scales(order: int) -> np.ndarray:
-    """Return the default lifetime scales a_r = 1.5^r, r = 0..J.
+    """Return CKU23's suggested lifetime scales a_r = 1.05^r, r = 0..J.
 
     Parameters
     ----------
@@ -32,8 +32,8 @@ def default_scales(order: int) -> np.ndarray:
     Examples
     --------
     >>> from mondrian.partition import default_scales
-    >>> default_scales(2).tolist()
-    [1.0, 1.5, 2.25]
+    >>> default_scales(2).round(4).tolist()
+    [1.0, 1.05, 1.1025]
     """
     return SCALE_RATIO ** np.arange(order + 1, dtype=np.float64)
 
@@ -72,10 +72,14 @@ def leading_bias_factor(scales: np.ndarray, weights: np.ndarray) -> float:
 
 
 def overlap(a: float, b: float) -> float:
-    """The variance constant of two independent one-dimensional Mondrian cells of x at lifetimes a and b (interior x):
-    E[|C_a cap C_b| / (|C_a| |C_b|)] = 2/3 (a + b - (b^2 / a) log(1 + a / b) - (a^2 / b) log(1 + b / a)); at a = b = 1
-    CKU23's (4 - 4 log 2) / 3."""
-    return 2.0 / 3.0 * (a + b - b * b / a * np.log1p(a / b) - a * a / b * np.log1p(b / a))
+    """CKU23's l_ab + l_ba, l_ab = (2 a / 3) (1 - (a / b) log(b / a + 1)): the variance constant of two independent
+    one-dimensional Mondrian cells of x at lifetimes a and b, E[|C_a cap C_b| / (|C_a| |C_b|)]; at a = b = 1
+    (4 - 4 log 2) / 3."""
+
+    def ell(a: float, b: float) -> float:
+        return 2.0 * a / 3.0 * (1.0 - a / b * np.log1p(b / a))
+
+    return ell(a, b) + ell(b, a)
 
 
 def variance_constant(scales: np.ndarray, weights: np.ndarray, d: int) -> float:

@@ -1,105 +1,89 @@
-"""CKU23's lifetime selection by polynomial estimation: the lifetime minimising the debiased forest's asymptotic
-integrated mean squared error, its bias and variance constants estimated from a global polynomial fit.
+"""CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE(J) (their Section "Tuning parameter
+selection").
 
-The debiased forest of order J has bias beta_J B_(J+1)(x) lambda^(-2 J - 2) (``_debias.leading_bias_factor``) and
-variance (lambda^d / n) V_J sigma^2(x) / f(x) (``_debias.variance_constant``). For a uniform design of interior x,
-a cell's average of h^nu over x's Mondrian cell has expectation prod_j c(nu_j) lambda^-nu_j, c(k) = 2 k! / (k + 2)
-for even k and 0 for odd k, so B_s(x) = sum over nu of even entries, |nu| = 2 s, of d^nu mu(x) prod_j 2 / (nu_j + 2)
-(s = 1: half the Laplacian). Integrated against the design, the variance is sigma^2 V_J vol(domain) lambda^d / n
-(homoskedastic noise, whatever f), and the minimiser is
+For X uniform on [0, 1]^d, a leading bias additively separable, omega_bar B_(J+1)(x) lambda^(-2J-2) ~
+lambda^(-2J-2) omega_bar / (J + 2) sum_j d_j^(2J+2) mu(x), and homoskedastic noise, the asymptotic integrated mean
+squared error of the debiased forest of order J is minimised by
 
-    lambda = ((4 J + 4) n mean_i (beta_J B_(J+1)(X_i))^2 / (d sigma^2 V_J vol))^(1 / (4 J + 4 + d)).
+    lambda_AIMSE(J) = ((4J + 4) omega_bar^2 / (J + 2)^2 n int (sum_j d_j^(2J+2) mu)^2
+                       / (d sigma^2 sum_(r, r') omega_r omega_r' (l_rr' + l_r'r)^d))^(1 / (4J + 4 + d)),
 
-mu's derivatives come from a least-squares polynomial of total degree 2 J + 2 in the features (the least degree
-with derivatives of order 2 J + 2: on CKU23's design, n = 1000, degrees 2 J + 3 and 2 J + 4 gave fourth derivatives
-whose mean square was 30 to 80 times the truth), sigma^2 from its residuals.
+omega_bar = sum_r omega_r a_r^(-2J-2). The estimate replaces the integral by the sum over the training points of the
+derivatives of a global least-squares polynomial of order 2J + 4 without interaction terms (design rows
+1, X_i1, ..., X_i1^(2J+4), ..., X_id^(2J+4)), and sigma^2 by its residual sum of squares over n - (2J + 4) d - 1.
 """
 
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
 from math import factorial
 
 import numpy as np
 
-from mondrian.partition._debias import leading_bias_factor, variance_constant
+from mondrian.partition._debias import debiasing_weights, leading_bias_factor, variance_constant
 
 
-def _exponents(d: int, degree: int) -> np.ndarray:
-    """Every exponent vector of total degree at most ``degree`` in d variables, one row each."""
-    rows = [np.bincount(np.array(c, dtype=np.int64), minlength=d) for k in range(degree + 1)
-            for c in combinations_with_replacement(range(d), k)]  # fmt: skip
-    return np.array(rows, dtype=np.int64).reshape(-1, d)
-
-
-def _even_orders(d: int, order: int) -> list[np.ndarray]:
-    """Every nu of even entries with |nu| = order."""
-    return [nu for nu in _exponents(d, order) if nu.sum() == order and not np.any(nu % 2)]
-
-
-def _derivative(coefs: np.ndarray, exponents: np.ndarray, nu: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """d^nu of the polynomial sum_k coefs[k] u^exponents[k] at each row of U."""
-    out = np.zeros(U.shape[0])
-    for coef, alpha in zip(coefs, exponents, strict=True):
-        if np.all(alpha >= nu) and coef != 0.0:
-            falling = np.prod([factorial(a) // factorial(a - v) for a, v in zip(alpha, nu, strict=True)])
-            out += coef * falling * np.prod(U ** (alpha - nu), axis=1)
-    return out
-
-
-def polynomial_lifetime(X, y, w, lower, upper, scales: np.ndarray, weights: np.ndarray) -> float:
-    """Select the lifetime by CKU23's polynomial estimation (see the module's docstring).
+def aimse_lifetime(X, y, w, lower, upper, scales) -> float:
+    """CKU23's lambda_hat_AIMSE(J) for the debiased forest of the given scales (J + 1 of them).
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
-        The training inputs, in the box [lower, upper].
+        The training inputs, in the box [lower, upper] (mapped onto [0, 1]^d, CKU23's domain).
     y : ndarray of shape (n,)
         The labels.
     w : ndarray of shape (n,) or None
-        The sample weights (None: all one).
+        The sample weights, as counts of rows (None: all one).
     lower, upper : ndarray of shape (d,)
         The forest's domain.
-    scales, weights : ndarray of shape (J + 1,)
-        The debiasing lifetime scales a_r and weights omega_r.
+    scales : ndarray of shape (J + 1,)
+        The debiasing lifetime scales a_r.
 
     Returns
     -------
     float
-        The selected lifetime.
+        The selected lifetime, in the units of X (the unit-cube lifetime over the box's sides, when they are equal).
 
     Raises
     ------
     ValueError
-        If the fitted polynomial has no curvature of the order the bias needs (the selected lifetime would be
-        infinite), or has as many coefficients as points.
+        If there are no more points than the polynomial's coefficients, or the fit finds no curvature or no noise
+        (the lifetime would be infinite or zero).
     """
     n, d = X.shape
     order = scales.size - 1
+    degree = 2 * order + 4
     sides = np.where(upper > lower, upper - lower, 1.0)
-    U = (X - lower) / sides  # in [0, 1]^d: a well-conditioned fit
-    exponents = _exponents(d, 2 * order + 2)
-    if exponents.shape[0] >= n:
+    U = (X - lower) / sides
+    powers = np.arange(1, degree + 1)
+    design = np.hstack([np.ones((n, 1)), *(U[:, [j]] ** powers for j in range(d))])
+    mass = float(n if w is None else w.sum())
+    dof = mass - design.shape[1]
+    if dof <= 0:
         raise ValueError(
-            f"the polynomial lifetime fits {exponents.shape[0]} coefficients (degree {2 * order + 2} in {d} "
-            f"features): it needs more samples than that, got {n}"
+            f"the polynomial lifetime fits {design.shape[1]} coefficients (order {degree} in {d} features): it "
+            f"needs more samples than that, got {mass:g}"
         )
-    design = np.prod(U[:, None, :] ** exponents[None, :, :], axis=2)
     root = np.ones(n) if w is None else np.sqrt(w)
     coefs = np.linalg.lstsq(design * root[:, None], y * root, rcond=None)[0]
-    residuals = y - design @ coefs
-    mass = float(n if w is None else w.sum())
-    sigma2 = float((root * residuals) @ (root * residuals)) / max(mass - exponents.shape[0], 1.0)
-    curvature = np.zeros(n)
-    for nu in _even_orders(d, 2 * order + 2):
-        scale = np.prod(2.0 / (nu + 2.0)) / np.prod(sides**nu)  # the derivative in the data's units
-        curvature += scale * _derivative(coefs, exponents, nu, U)
-    bias2 = float(np.average((leading_bias_factor(scales, weights) * curvature) ** 2, weights=w))
-    if not bias2 > 0.0 or not sigma2 > 0.0:
+    residuals = root * (y - design @ coefs)
+    sigma2 = float(residuals @ residuals) / dof
+    # sum_j d_j^(2J+2) of the fitted polynomial, in the units of [0, 1]^d
+    k = 2 * order + 2
+    derivatives = np.zeros(n)
+    for j in range(d):
+        own = coefs[1 + j * degree : 1 + (j + 1) * degree]  # the coefficients of U_j^1 .. U_j^degree
+        for p in range(k, degree + 1):
+            derivatives += own[p - 1] * factorial(p) / factorial(p - k) * U[:, j] ** (p - k)
+    weights = debiasing_weights(scales)
+    bias2 = (
+        float(np.sum((1.0 if w is None else w) * derivatives**2))
+        * (leading_bias_factor(scales, weights) / (order + 2)) ** 2
+    )
+    if not (bias2 > 0.0 and sigma2 > 0.0):
         raise ValueError(
             "the polynomial lifetime found no curvature or no noise in the data (its lifetime would be infinite "
             "or zero): give a number as lifetime"
         )
-    variance = sigma2 * variance_constant(scales, weights, d) * float(np.prod(sides))
     power = 4 * order + 4
-    return float((power * mass * bias2 / (d * variance)) ** (1.0 / (power + d)))
+    unit = (power * bias2 / (d * sigma2 * variance_constant(scales, weights, d))) ** (1.0 / (power + d))
+    return float(unit / np.exp(np.log(sides).mean()))  # a cell of the unit cube's size 1/lambda, in the data's units
