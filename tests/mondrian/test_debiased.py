@@ -277,3 +277,19 @@ def test_debiased_intervals_cover_at_the_nominal_level_with_the_authors_scales()
 def test_debiased_intervals_cover_at_the_nominal_level_with_the_printed_scales():
     # CKU23's printed suggestion a_r = 1.05^r, B = 100 (their B = n^((2J - 1) / (2J)) = 32 at J = 1)
     assert abs(coverage(1.05, 100) - NOMINAL) <= TOLERANCE
+
+
+def test_a_pruned_lifetime_reads_each_forest_at_its_scale():
+    # the debiased forest at lifetime l < lambda: sum_r omega_r mu_r, forest r pruned at a_r l (MGS20's nesting)
+    X, y = sines(300, 2, 0.3, 8)
+    points = np.random.default_rng(9).uniform(size=(5, 2))
+    reg = MondrianPartitionForestRegressor(4, lifetime=6.0, debias_order=1, domain="unit", random_state=2).fit(X, y)
+    plain = MondrianPartitionForestRegressor(4, lifetime=6.0, domain="unit", random_state=2).fit(X, y)
+    second = MondrianPartitionForestRegressor(4, lifetime=6.0, domain="unit", random_state=2).fit(X, y)
+    second.trees_, second.lifetime_ = reg.debias_trees_[0], 6.0 * reg.debias_scales_[1]
+    (a0, a1), (w0, w1) = reg.debias_scales_, reg.debias_weights_
+    assert a0 == 1.0
+    for lifetime in (2.0, 6.0):
+        expected = w0 * plain.predict(points, lifetime=lifetime) + w1 * second.predict(points, lifetime=a1 * lifetime)
+        np.testing.assert_allclose(reg.predict(points, lifetime=lifetime), expected, rtol=1e-12)
+    np.testing.assert_array_equal(reg.predict(points), reg.predict_nested(points, [6.0])[0])
