@@ -12,6 +12,12 @@ the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is tak
 step: for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam,
 alpha = clip(sum (y - a)(b - a) / sum (b - a)^2, 0, 1), and the combination of least empirical risk is the
 prediction.
+
+The regressor is also CKU23's (Cattaneo, Klusowski, Underwood, "Inference with Mondrian random forests"): with
+``debias_order`` J > 0 the debiased forest, a generalized jackknife over J + 1 independent forests at lifetimes
+a_r lambda (``_debias``); ``predict(X, return_std=True)`` and ``predict_interval`` their variance estimator and
+confidence interval for mu(x), from the forest's weights of its training points at x (``_weights``); and
+``lifetime="polynomial"`` their lifetime selection with polynomial estimation (``_lifetime``).
 """
 
 from __future__ import annotations
