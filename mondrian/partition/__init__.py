@@ -28,6 +28,7 @@ from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -690,14 +691,17 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             raise ValueError(f"the standard error is the fitted lifetime's: lifetime must be None, got {lifetime!r}")
 
     def _standard_error(self, X: np.ndarray) -> np.ndarray:
-        """sqrt(sigma2_hat(x) sum_i (sum_r omega_r w_ri(x))^2) at each row of X (see the Notes)."""
+        """sqrt(sigma2_hat(x) sum_i (sum_r omega_r w_ri(x))^2) at each row of X (see the Notes), chunks of rows on
+        ``n_jobs`` threads."""
         y, w = self.training_targets_, self.training_weights_
         point_weights = np.ones_like(y) if w is None else w
         forests = self._forests()
         omegas = np.array([omega for _, omega, _ in forests])
-        rows = max(1, WEIGHTS_PER_CHUNK // (y.shape[0] * len(forests)))
+        threads = effective_n_jobs(self.n_jobs)
+        rows = max(1, min(WEIGHTS_PER_CHUNK // (y.shape[0] * len(forests)), -(-X.shape[0] // threads)))
         std = np.empty(X.shape[0])
-        for start in range(0, X.shape[0], rows):
+
+        def chunk(start: int) -> None:
             part = X[start : start + rows]
             weights = np.zeros((len(forests), part.shape[0], y.shape[0]))  # w_ri(x): forest, row, training point
             for r, (_, _, trees) in enumerate(forests):
@@ -709,6 +713,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             # a row of weight k is k rows (k copies), each of a k-th of its weight: sum_i w_i^2 / k_i
             squares = (np.tensordot(omegas, weights, axes=1) ** 2 / point_weights).sum(axis=1)
             std[start : start + rows] = np.sqrt(sigma2 * squares)
+
+        for_each(chunk, range(0, X.shape[0], rows), self.n_jobs)
         return std
 
 
