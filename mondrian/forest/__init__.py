@@ -450,7 +450,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     ``return_std``.
 
     The Gaussian rule (LRT16): the node means of a tree follow a Brownian motion in the time s(t) = sigma_mu^2 *
-    sigmoid(gamma t) of its split times, the root's mean N(m, s(tau_root) - s(0)) and a child's N(its parent's mean,
+    sigmoid(gamma t) of its split times, the root's mean N(m, s(tau_root)) and a child's N(its parent's mean,
     s(tau_j) - s(tau_parent)) (tau = the lifetime at a leaf), and a label is N(its leaf's mean, sigma_y^2); the
     posterior of every node's mean is exact Gaussian belief propagation over the tree (up from the leaves' counts
     and label sums, then down). A tree's predictive at x mixes, over the nodes j of x's path, the law of a new node
@@ -462,7 +462,8 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     variance, mean -/+ z * std: each tree's predictive is itself a mixture of Gaussians of nearly equal means inside
     the data's range (x separated from its leaf rarely), and this is the interval ``return_std`` describes, at no
     cost beyond it (the mixture's exact quantiles would need every component of every tree at every point).
-    Readings of this library where LRT16 leaves a choice: tau_parent(root) = 0 (the Mondrian's start); the new
+    Readings of this library where LRT16 leaves a choice: the motion starts from m at s = 0 (the root's prior
+    variance s(tau_root), a leaf's s(lifetime): sigma_mu^2 with an infinite lifetime); the new
     node's time is the mean of the truncated exponential branching time; the data-dependent defaults above (gamma's
     factor 0.1 gave the best test R^2 and log-likelihood of 1, 0.1 and 0.01 on sin(6 x) in 1 and 2 features,
     Friedman #1 and the diabetes data). m and

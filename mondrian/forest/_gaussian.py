@@ -3,8 +3,10 @@ the node means and its predictive distribution.
 
 Model (LRT16). The node means along a tree follow a Brownian motion in the time s(t) = sigma_mu^2 *
 sigmoid(gamma * t) of the Mondrian's split times: the root mean is N(m, phi_root) and a child's N(parent's mean,
-phi_j) with phi_j = s(tau_j) - s(tau_parent(j)) (tau_j = the lifetime at a leaf of the tree pruned at it,
-tau_parent(root) = 0: phi_root = s(tau_root) - sigma_mu^2 / 2); a label in leaf l is N(mu_l, sigma_y^2).
+phi_j) with phi_j = s(tau_j) - s(tau_parent(j)) (tau_j = the lifetime at a leaf of the tree pruned at it); the
+motion starts from m at s = 0 (t = -inf), phi_root = s(tau_root), so that a leaf's mean has prior variance
+s(lifetime), sigma_mu^2 with an infinite lifetime (this library's reading: see ``_s_above``); a label in leaf l is
+N(mu_l, sigma_y^2).
 
 Posterior (exact Gaussian belief propagation on the tree). Upward, children first: a leaf with n points of label
 sum S tells its mean precision P = n / sigma_y^2 around M = S / n; a node sends its parent the precision
@@ -74,6 +76,16 @@ def label_moments(moments, y, w):
 def _s(t, params, gamma):
     """s(t) = sigma_mu^2 * sigmoid(gamma t), the Brownian motion's time at split time t (sigma_mu^2 at t = inf)."""
     return params[1] / (1.0 + np.exp(-gamma * t))
+
+
+@kernel(inline="always")
+def _s_above(parent, split_time, j, params, gamma):
+    """s(tau_parent(j)), 0 at the root: the motion starts from m at s = 0, so that the root's mean has prior variance
+    s(tau_root) >= sigma_mu^2 / 2 and a leaf's s(lifetime), sigma_mu^2 with an infinite lifetime (the labels'
+    variance by default); s(0) at the root would leave a leaf s(lifetime) - sigma_mu^2 / 2, nearly nothing with a
+    short lifetime."""
+    p = parent[j]
+    return 0.0 if p == NO_NODE else _s(split_time[p], params, gamma)
 
 
 @kernel(inline="always")
@@ -150,7 +162,7 @@ def posteriors(tree, stats, lifetime, params, gamma, precision, mean, cavity_mea
         if is_leaf(left, split_time, j, lifetime):
             continue
         s_j = _s(split_time[j], params, gamma)
-        prior_variance = cavity_variance[j] + s_j - _s(parent_time(parent, split_time, j), params, gamma)
+        prior_variance = cavity_variance[j] + s_j - _s_above(parent, split_time, j, params, gamma)
         for child, other in ((left[j], right[j]), (right[j], left[j])):
             q = _message(precision[other], _s(_node_time(left, split_time, other, lifetime), params, gamma) - s_j)
             cavity_mean[child], cavity_variance[child] = _combine(cavity_mean[j], prior_variance, q, mean[other])
@@ -191,15 +203,14 @@ def add_moments(tree, stats, x, lifetime, params, gamma, precision, mean, cavity
             t = tau_parent + min(_truncated_mean(eta, delta), delta)
             s_t = _s(t, params, gamma)
             s_j = _s(_node_time(left, split_time, j, lifetime), params, gamma)
-            above = cavity_variance[j] + s_t - _s(tau_parent, params, gamma)
+            above = cavity_variance[j] + s_t - _s_above(parent, split_time, j, params, gamma)
             m, v = _combine(cavity_mean[j], above, _message(precision[j], s_j - s_t), mean[j])
             v += s_end - s_t + noise
             total_mean += weight * m
             total_second += weight * (v + (m - center) ** 2)
     if not_separated > 0.0:  # x in its leaf: the leaf's posterior
         j = path[n - 1]
-        tau_parent = parent_time(parent, split_time, j)
-        prior = cavity_variance[j] + s_end - _s(tau_parent, params, gamma)
+        prior = cavity_variance[j] + s_end - _s_above(parent, split_time, j, params, gamma)
         m, v = _combine(cavity_mean[j], prior, precision[j], mean[j])
         v += noise
         total_mean += not_separated * m
