@@ -57,6 +57,8 @@ PREDICTIONS = ("leaf", "path", "gaussian")  # how a regressor tree predicts
 FORECASTERS = {"leaf": _leaf_mean, "path": _path_mean, "gaussian": _gaussian}  # the kernels of each rule
 # LRT16's noise variance when not given: this share of the prior variance sigma_mu^2
 NOISE_SHARE = 0.1
+# The largest |label| the Gaussian rule learns: their squares, summed, stay finite (as AMF's bound)
+GAUSSIAN_MAX_LABEL = 1e150
 
 
 def lifetime_at(n_points, scale, n_features):
@@ -516,6 +518,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     label_moments_: np.ndarray  # (weight, mean, sum of squared deviations) of the labels learnt
 
+    @property
+    def _max_label(self) -> float:  # type: ignore[override]  # Regression's class attribute, per rule here
+        """The largest |label| learnt: the Gaussian rule squares labels (their variance), so 1e150 with it."""
+        return GAUSSIAN_MAX_LABEL if self.prediction == "gaussian" else Regression._max_label
+
     @keyword_only
     def __init__(
         self,
@@ -570,6 +577,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         sigma_y^2 = ``NOISE_SHARE`` * sigma_mu^2; gamma 0 stands for the root box's default."""
         check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma")
         weight, mean, m2 = self.label_moments_
+        if not np.isfinite(m2):
+            raise ValueError(
+                f"prediction='gaussian' needs labels within +-{GAUSSIAN_MAX_LABEL:.3g} (it squares them), but these "
+                "trees learnt larger ones: scale y and fit again"
+            )
         variance = m2 / weight if m2 > 0.0 else 1.0
         prior_variance = variance if self.prior_variance is None else float(self.prior_variance)
         noise = NOISE_SHARE * prior_variance if self.noise_variance is None else float(self.noise_variance)
