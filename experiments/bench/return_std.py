@@ -10,6 +10,18 @@ once per call) and its mixture at each point; return_std adds the second moment 
 predict_interval adds a normal quantile to return_std.
 
 Run: ``python -m experiments.bench.return_std [--sizes 1000 10000] [--repeats 5]``; prints a Markdown table.
+Measured (2 cores shared with other jobs, defaults: 10000 test rows in 4 features, 5 repeats), median seconds:
+
+=======  ======  ============  =======  ==========  ================  ==============  ==================
+n train  nodes   leaf predict  predict  return_std  predict_interval  leaf / predict  return_std / predict
+=======  ======  ============  =======  ==========  ================  ==============  ==================
+1000     19990   0.0324        0.1928   0.1931      0.1930            0.17            1.00
+10000    199990  0.0491        0.2165   0.2139      0.2042            0.23            0.99
+=======  ======  ============  =======  ==========  ================  ==============  ==================
+
+The spread costs nothing over the Gaussian mean (the same walk); the Gaussian rule costs 4 to 6 times the leaf rule,
+most of it in the points outside the data's box (80% here), whose walk from the root weighs every node of the path
+(a few exponentials each).
 """
 
 from __future__ import annotations

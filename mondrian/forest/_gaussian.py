@@ -79,13 +79,13 @@ def _s(t, params, gamma):
 
 
 @kernel(inline="always")
-def _s_above(parent, split_time, j, params, gamma):
-    """s(tau_parent(j)), 0 at the root: the motion starts from m at s = 0, so that the root's mean has prior variance
-    s(tau_root) >= sigma_mu^2 / 2 and a leaf's s(lifetime), sigma_mu^2 with an infinite lifetime (the labels'
-    variance by default); s(0) at the root would leave a leaf s(lifetime) - sigma_mu^2 / 2, nearly nothing with a
-    short lifetime."""
+def _s_above(parent, s_time, j):
+    """s(tau_parent(j)) (``s_time``: s(tau) of every node), 0 at the root: the motion starts from m at s = 0, so that
+    the root's mean has prior variance s(tau_root) >= sigma_mu^2 / 2 and a leaf's s(lifetime), sigma_mu^2 with an
+    infinite lifetime (the labels' variance by default); s(0) at the root would leave a leaf s(lifetime) -
+    sigma_mu^2 / 2, nearly nothing with a short lifetime."""
     p = parent[j]
-    return 0.0 if p == NO_NODE else _s(split_time[p], params, gamma)
+    return 0.0 if p == NO_NODE else s_time[p]
 
 
 @kernel(inline="always")
@@ -126,10 +126,11 @@ def _root_gamma(tree, params):
 
 
 @kernel
-def posteriors(tree, stats, lifetime, params, gamma, precision, mean, cavity_mean, cavity_variance, order):
-    """Belief propagation over the tree pruned at ``lifetime``: for every node j, ``precision[j]`` and ``mean[j]``
-    what its subtree's labels tell of its mean, ``cavity_mean[j]`` and ``cavity_variance[j]`` the law of its parent's
-    mean given the labels outside its subtree. ``order`` is scratch room of the tree's size."""
+def posteriors(tree, stats, lifetime, params, gamma, s_time, precision, mean, cavity_mean, cavity_variance, order):
+    """Belief propagation over the tree pruned at ``lifetime``: for every node j, ``s_time[j]`` = s(tau_j),
+    ``precision[j]`` and ``mean[j]`` what its subtree's labels tell of its mean, ``cavity_mean[j]`` and
+    ``cavity_variance[j]`` the law of its parent's mean given the labels outside its subtree. ``order`` is scratch
+    room of the tree's size."""
     left, right, split_time, parent = tree.left, tree.right, tree.split_time, tree.parent
     noise = params[0]
     order[0] = tree.root[0]  # breadth first: a node comes after its parent
@@ -138,6 +139,7 @@ def posteriors(tree, stats, lifetime, params, gamma, precision, mean, cavity_mea
     while i < filled:
         node = order[i]
         i += 1
+        s_time[node] = _s(_node_time(left, split_time, node, lifetime), params, gamma)
         if not is_leaf(left, split_time, node, lifetime):
             order[filled] = left[node]
             order[filled + 1] = right[node]
@@ -149,10 +151,9 @@ def posteriors(tree, stats, lifetime, params, gamma, precision, mean, cavity_mea
             precision[j] = count / noise
             mean[j] = stats[j, 1] / count if count > 0.0 else 0.0
         else:
-            s_j = _s(split_time[j], params, gamma)
             a, b = left[j], right[j]
-            qa = _message(precision[a], _s(_node_time(left, split_time, a, lifetime), params, gamma) - s_j)
-            qb = _message(precision[b], _s(_node_time(left, split_time, b, lifetime), params, gamma) - s_j)
+            qa = _message(precision[a], s_time[a] - s_time[j])
+            qb = _message(precision[b], s_time[b] - s_time[j])
             precision[j] = qa + qb
             mean[j] = (qa * mean[a] + qb * mean[b]) / precision[j] if precision[j] > 0.0 else 0.0
     root = order[0]
@@ -161,10 +162,9 @@ def posteriors(tree, stats, lifetime, params, gamma, precision, mean, cavity_mea
         j = order[i]
         if is_leaf(left, split_time, j, lifetime):
             continue
-        s_j = _s(split_time[j], params, gamma)
-        prior_variance = cavity_variance[j] + s_j - _s_above(parent, split_time, j, params, gamma)
+        prior_variance = cavity_variance[j] + s_time[j] - _s_above(parent, s_time, j)
         for child, other in ((left[j], right[j]), (right[j], left[j])):
-            q = _message(precision[other], _s(_node_time(left, split_time, other, lifetime), params, gamma) - s_j)
+            q = _message(precision[other], s_time[other] - s_time[j])
             cavity_mean[child], cavity_variance[child] = _combine(cavity_mean[j], prior_variance, q, mean[other])
 
 
@@ -181,10 +181,10 @@ def _truncated_mean(eta, delta):
 
 
 @kernel
-def add_moments(tree, stats, x, lifetime, params, gamma, precision, mean, cavity_mean, cavity_variance, path, out):
+def add_moments(tree, x, lifetime, params, gamma, s_time, precision, mean, cavity_mean, cavity_variance, path, out):
     """out[0] += the tree's predictive mean at x, and out[1] (if there) its second moment about m (the tables are
     ``posteriors``'; ``path`` is scratch room)."""
-    left, parent, split_time = tree.left, tree.parent, tree.split_time
+    parent, split_time = tree.parent, tree.split_time
     lower, upper = tree.box_lower, tree.box_upper
     noise, center = params[0], params[2]
     s_end = _s(lifetime, params, gamma)
@@ -202,15 +202,14 @@ def add_moments(tree, stats, x, lifetime, params, gamma, precision, mean, cavity
             tau_parent = parent_time(parent, split_time, j)
             t = tau_parent + min(_truncated_mean(eta, delta), delta)
             s_t = _s(t, params, gamma)
-            s_j = _s(_node_time(left, split_time, j, lifetime), params, gamma)
-            above = cavity_variance[j] + s_t - _s_above(parent, split_time, j, params, gamma)
-            m, v = _combine(cavity_mean[j], above, _message(precision[j], s_j - s_t), mean[j])
+            above = cavity_variance[j] + s_t - _s_above(parent, s_time, j)
+            m, v = _combine(cavity_mean[j], above, _message(precision[j], s_time[j] - s_t), mean[j])
             v += s_end - s_t + noise
             total_mean += weight * m
             total_second += weight * (v + (m - center) ** 2)
     if not_separated > 0.0:  # x in its leaf: the leaf's posterior
         j = path[n - 1]
-        prior = cavity_variance[j] + s_end - _s_above(parent, split_time, j, params, gamma)
+        prior = cavity_variance[j] + s_time[j] - _s_above(parent, s_time, j)
         m, v = _combine(cavity_mean[j], prior, precision[j], mean[j])
         v += noise
         total_mean += not_separated * m
@@ -227,11 +226,11 @@ def predict(tree, stats, X, onehot, lifetime, params, out):
     if tree.root[0] == NO_NODE:
         return
     n_nodes = tree.n_nodes[0]
-    precision, mean = np.empty(n_nodes), np.empty(n_nodes)
+    s_time, precision, mean = np.empty(n_nodes), np.empty(n_nodes), np.empty(n_nodes)
     cavity_mean, cavity_variance = np.empty(n_nodes), np.empty(n_nodes)
     path = np.empty(n_nodes, np.int64)
     gamma = _root_gamma(tree, params)
-    posteriors(tree, stats, lifetime, params, gamma, precision, mean, cavity_mean, cavity_variance, path)
+    posteriors(tree, stats, lifetime, params, gamma, s_time, precision, mean, cavity_mean, cavity_variance, path)
     for i in range(X.shape[0]):
-        add_moments(tree, stats, X[i], lifetime, params, gamma, precision, mean, cavity_mean, cavity_variance, path,
+        add_moments(tree, X[i], lifetime, params, gamma, s_time, precision, mean, cavity_mean, cavity_variance, path,
                     out[i])  # fmt: skip
