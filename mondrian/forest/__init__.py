@@ -435,8 +435,10 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     weight k: the trees of k copies, bit for bit); the increasing lifetime counts points: there a whole weight k is
     learnt as k copies of the row and a fractional weight is refused.
 
-    As the classifier's, predictions use the fitted state: only ``prediction`` and ``n_jobs`` are read (and
-    validated) by them. ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its
+    As the classifier's, predictions use the fitted state: only ``prediction``, ``n_jobs`` and the Gaussian rule's
+    ``prior_mean``, ``prior_variance``, ``noise_variance`` and ``gamma`` are read (and validated) by them. With
+    ``prediction="gaussian"`` labels must lie within +-1e150 (the labels' variance squares them). ``partial_fit``
+    refuses a change of ``n_estimators`` or ``lifetime`` (with its
     ``lifetime_scale`` and ``min_samples_split``): "call fit".
 
     The path rule is the classifier's IKN walk (``smoothing="ikn"``, ``gamma=np.inf``: the same weights) with node

@@ -372,6 +372,15 @@ def test_errors_of_an_unfitted_model_a_bad_return_std_and_bad_hyperparameters():
             trial.predict(X)
 
 
+def test_labels_too_large_for_the_gaussian_rule_are_refused_in_one_line():
+    X, y = regression(n=30, d=2)
+    model = MondrianForestRegressor(n_estimators=2, random_state=0).fit(X, 1e200 * y)  # the leaf rule takes them
+    with pytest.raises(ValueError, match=r"prediction='gaussian' needs labels within \+-1e\+150"):
+        model.set_params(prediction="gaussian").predict(X)
+    with pytest.raises(ValueError, match="y must lie within"):
+        MondrianForestRegressor(prediction="gaussian").fit(X, 1e200 * y)
+
+
 def test_a_failed_call_leaves_the_model_unchanged():
     X, y = regression(n=60, d=2, seed=0)
     model = MondrianForestRegressor(n_estimators=2, prediction="gaussian", random_state=0).fit(X, y)
