@@ -643,6 +643,17 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         ------
         ValueError
             If ``return_std`` is not a bool, or is True while ``prediction`` is not ``"gaussian"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mondrian import MondrianForestRegressor
+        >>> X = np.random.default_rng(0).uniform(size=(200, 1))
+        >>> y = np.sin(6 * X[:, 0])
+        >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
+        >>> mean, std = reg.predict([[0.5], [2.0]], return_std=True)  # inside the data, then far outside
+        >>> bool(std[0] < std[1])
+        True
         """
         if not isinstance(return_std, bool | np.bool_):
             raise ValueError(f"return_std must be True or False, got {return_std!r}")
@@ -673,6 +684,17 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         ------
         ValueError
             If alpha is not a number in (0, 1), or ``prediction`` is not ``"gaussian"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mondrian import MondrianForestRegressor
+        >>> X = np.random.default_rng(0).uniform(size=(200, 1))
+        >>> y = np.sin(6 * X[:, 0])
+        >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
+        >>> lower, upper = reg.predict_interval([[0.5]], alpha=0.1)[0]  # the central 90% interval
+        >>> bool(lower < reg.predict([[0.5]])[0] < upper)
+        True
         """
         if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
             raise ValueError(f"alpha must be a number in (0, 1) (1 - alpha: the interval's probability), got {alpha!r}")

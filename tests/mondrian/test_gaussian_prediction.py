@@ -164,6 +164,46 @@ def test_a_one_leaf_tree_is_the_conjugate_normal_posterior():
     np.testing.assert_allclose(std, np.sqrt(1.0 / precision + noise), rtol=1e-12)
 
 
+def stump(X, y, **hyper):
+    """A one-tree forest whose tree has one split: the first lifetime of a few that gives one."""
+    for lifetime in (0.3, 0.5, 0.8, 1.2, 2.0):
+        for seed in range(20):
+            model = MondrianForestRegressor(
+                n_estimators=1, lifetime=lifetime, prediction="gaussian", random_state=seed, **hyper
+            ).fit(X, y)
+            if model.trees_[0].n_leaves() == 2:
+                return model
+    raise AssertionError("no stump")
+
+
+def test_a_stump_is_two_conjugate_leaves_below_one_shared_root():
+    """Root mean N(m, s(tau_r)), each leaf's N(root's, s(lam) - s(tau_r)), labels N(leaf's, sigma_y^2): the
+    posterior of leaf a by hand, its sibling b's labels reaching it through the root; x inside a's box."""
+    X, y = regression(n=60, d=2, seed=8)
+    variance, noise, m, gamma = 1.5, 0.2, 0.1, 3.0
+    model = stump(X, y, prior_variance=variance, noise_variance=noise, prior_mean=m, gamma=gamma)
+    tree = model.trees_[0]
+    a = tree.arrays()
+    root, lam = tree.root, tree.lifetime
+    s = lambda t: variance / (1.0 + np.exp(-gamma * t))  # noqa: E731
+    phi = s(lam) - s(a["split_time"][root])
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        other = np.setdiff1d(np.unique(leaves), [leaf])[0]
+        n_a, sum_a = np.sum(leaves == leaf), y[leaves == leaf].sum()
+        n_b, sum_b = np.sum(leaves == other), y[leaves == other].sum()
+        q_b = (n_b / noise) / (1.0 + (n_b / noise) * phi)  # b's labels, about the root's mean
+        root_precision = 1.0 / s(a["split_time"][root]) + q_b
+        root_mean = (m / s(a["split_time"][root]) + q_b * sum_b / n_b) / root_precision
+        prior_precision = 1.0 / (1.0 / root_precision + phi)  # a's mean before its own labels
+        precision = prior_precision + n_a / noise
+        mean = (prior_precision * root_mean + sum_a / noise) / precision
+        x = X[leaves == leaf][:1]  # inside a's box
+        got_mean, got_std = model.predict(x, return_std=True)
+        np.testing.assert_allclose(got_mean, mean, rtol=1e-12)
+        np.testing.assert_allclose(got_std, np.sqrt(1.0 / precision + noise), rtol=1e-12)
+
+
 def test_the_spread_grows_as_x_leaves_the_data_and_settles_far_away():
     """Out of the data's box the std grows, then settles where x branches off above the root at time 0: a new
     node of prior N(m, s(0) = sigma_mu^2 / 2), which the data still inform, then the rest of a leaf's prior
