@@ -520,6 +520,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     label_moments_: np.ndarray  # (weight, mean, sum of squared deviations) of the labels learnt
 
+    def __setstate__(self, state):
+        if "trees_" in state and "label_moments_" not in state:  # pickled before the Gaussian rule: moments unknown
+            state = {**state, "label_moments_": np.full(3, np.nan)}
+        super().__setstate__(state)
+
     @property
     def _max_label(self) -> float:  # type: ignore[override]  # Regression's class attribute, per rule here
         """The largest |label| learnt: the Gaussian rule squares labels (their variance), so 1e150 with it."""
@@ -579,6 +584,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         sigma_y^2 = ``NOISE_SHARE`` * sigma_mu^2; gamma 0 stands for the root box's default."""
         check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma")
         weight, mean, m2 = self.label_moments_
+        if np.isnan(weight):
+            raise ValueError(
+                "prediction='gaussian' reads the mean and variance of the labels learnt, which a model pickled before "
+                "it does not hold: fit it again"
+            )
         if not np.isfinite(m2):
             raise ValueError(
                 f"prediction='gaussian' needs labels within +-{GAUSSIAN_MAX_LABEL:.3g} (it squares them), but these "

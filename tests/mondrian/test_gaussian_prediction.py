@@ -412,6 +412,19 @@ def test_errors_of_an_unfitted_model_a_bad_return_std_and_bad_hyperparameters():
             trial.predict(X)
 
 
+def test_a_model_pickled_before_the_gaussian_rule_is_refused_by_it_in_one_line():
+    X, y = regression(n=30, d=2)
+    model = MondrianForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    state = model.__getstate__()
+    del state["label_moments_"]  # as an older version pickled it
+    old = MondrianForestRegressor.__new__(MondrianForestRegressor)
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))
+    old.partial_fit(X, y)  # it still learns
+    with pytest.raises(ValueError, match="pickled before it does not hold: fit it again"):
+        old.set_params(prediction="gaussian").predict(X)
+
+
 def test_labels_too_large_for_the_gaussian_rule_are_refused_in_one_line():
     X, y = regression(n=30, d=2)
     model = MondrianForestRegressor(n_estimators=2, random_state=0).fit(X, 1e200 * y)  # the leaf rule takes them
