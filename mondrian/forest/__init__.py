@@ -55,8 +55,10 @@ __all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
 SMOOTHINGS = ("auto", "ikn", "empirical")
 PREDICTIONS = ("leaf", "path", "gaussian")  # how a regressor tree predicts
 FORECASTERS = {"leaf": _leaf_mean, "path": _path_mean, "gaussian": _gaussian}  # the kernels of each rule
-# LRT16's noise variance when not given: this share of the prior variance sigma_mu^2
-NOISE_SHARE = 0.1
+# How the Gaussian rule predicts x branching off above a node: the authors' code's law, or the exact one
+BRANCH_LAWS = ("code", "exact")
+# The authors' code's bound on K in its default noise variance var(y) / K, K = min(2 n, 500)
+MAX_NOISE_DIVISOR = 500.0
 # The largest |label| the Gaussian rule learns: their squares, summed, stay finite (as AMF's bound)
 GAUSSIAN_MAX_LABEL = 1e150
 
@@ -393,22 +395,29 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         range. ``"gaussian"``: LRT16's predictive distribution (see Notes), whose mean ``predict`` gives and whose
         standard deviation and intervals ``predict(X, return_std=True)`` and ``predict_interval`` give. The trees
         are the same whatever the rule: it may change at any time (predictions read it).
+    {random_state}
+    {n_jobs}
+    {max_nodes}
     prior_mean : float or None, default=None
         LRT16's m, the prior mean of the root's mean (``prediction="gaussian"``). None: the mean of the labels
         learnt.
     prior_variance : float or None, default=None
-        LRT16's sigma_mu^2, the scale of the node means' prior variances (``prediction="gaussian"``). None: the
-        variance of the labels learnt (1 while it is 0).
+        LRT16's sigma_mu^2, the scale of the node means' prior variances (``prediction="gaussian"``). None: 2 v K /
+        (K + 2), v the variance of the n labels learnt (1 while it is 0) and K = min(2n, 500), the authors' code's
+        setting (a leaf's prior variance is about v with an infinite lifetime).
     noise_variance : float or None, default=None
-        LRT16's sigma_y^2, the variance of a label around its leaf's mean (``prediction="gaussian"``). None:
-        ``prior_variance`` / 10.
+        LRT16's sigma_y^2, the variance of a label around its leaf's mean (``prediction="gaussian"``). None: v / K,
+        the authors' code's setting.
     gamma : float or None, default=None
         LRT16's gamma, the rate of the sigmoid of the split times in the prior variances (``prediction="gaussian"``).
-        None: 0.1 times the sum of the sides of the box of the data learnt (the root's box), so that gamma times the
-        root's expected split time is 0.1 (this library's choice: see Notes).
-    {random_state}
-    {n_jobs}
-    {max_nodes}
+        None: d / (2 log2 n) for n labels in d features (n at least 2), the authors' code's setting.
+    branch_law : {"code", "exact"}, default="code"
+        How the Gaussian rule predicts x when an extension of a tree to x branches off above node j of its path, at
+        the expected time t. ``"code"``: the authors' code's law, node j's posterior with the variance
+        s(t) - s(tau_parent(j)) added; far from the data x branches off near the root, where t and the added
+        variance vanish, so its std falls back to the root's posterior's (plus noise). ``"exact"`` (this library's
+        reading): the exact law of x's new leaf given t, below a new node inserted at t (the data below j heard
+        through the Brownian motion), whose std far from the data is the prior's.
 
     Attributes
     ----------
@@ -436,7 +445,8 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     learnt as k copies of the row and a fractional weight is refused.
 
     As the classifier's, predictions use the fitted state: only ``prediction``, ``n_jobs`` and the Gaussian rule's
-    ``prior_mean``, ``prior_variance``, ``noise_variance`` and ``gamma`` are read (and validated) by them. With
+    ``prior_mean``, ``prior_variance``, ``noise_variance``, ``gamma`` and ``branch_law`` are read (and validated) by
+    them. With
     ``prediction="gaussian"`` labels must lie within +-1e150 (the labels' variance squares them). ``partial_fit``
     refuses a change of ``n_estimators`` or ``lifetime`` (with its
     ``lifetime_scale`` and ``min_samples_split``): "call fit".
@@ -454,27 +464,25 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     ``return_std``.
 
     The Gaussian rule (LRT16): the node means of a tree follow a Brownian motion in the time s(t) = sigma_mu^2 *
-    sigmoid(gamma t) of its split times, the root's mean N(m, s(tau_root)) and a child's N(its parent's mean,
+    sigmoid(gamma t) of its split times, the root's mean N(m, s(tau_root) - s(0)) and a child's N(its parent's mean,
     s(tau_j) - s(tau_parent)) (tau = the lifetime at a leaf), and a label is N(its leaf's mean, sigma_y^2); the
     posterior of every node's mean is exact Gaussian belief propagation over the tree (up from the leaves' counts
     and label sums, then down). A tree's predictive at x mixes, over the nodes j of x's path, the law of a new node
-    inserted above j at x's expected branching time (x branching off there with probability P(no branching higher
-    up) * p_j, as the path rule weighs), and the posterior of x's leaf with the weight left; each plus sigma_y^2 and
-    the variance of x's new leaf below its new node. So the standard deviation grows as x leaves the data's range.
-    The forest's predictive is the mixture of its trees' (mean: the mean of their means; variance: the mean of
-    their variances plus the variance of their means). ``predict_interval`` takes the Gaussian of that mean and
-    variance, mean -/+ z * std: each tree's predictive is itself a mixture of Gaussians of nearly equal means inside
-    the data's range (x separated from its leaf rarely), and this is the interval ``return_std`` describes, at no
-    cost beyond it (the mixture's exact quantiles would need every component of every tree at every point).
-    Readings of this library where LRT16 leaves a choice: the motion starts from m at s = 0 (the root's prior
-    variance s(tau_root), a leaf's s(lifetime): sigma_mu^2 with an infinite lifetime); the new
-    node's time is the mean of the truncated exponential branching time; the data-dependent defaults above (gamma's
-    factor 0.1 gave the best test R^2 and log-likelihood of 1, 0.1 and 0.01 on sin(6 x) in 1 and 2 features,
-    Friedman #1 and the diabetes data). m and
-    sigma_mu^2 are learnt online exactly as in batch (the labels' weighted mean and variance accumulated one after
-    the other, ``label_moments_``), so that ``fit``, ``partial_fit`` in any chunks and ``learn_one`` give the same
-    floats. With the increasing lifetime a tree's leaves are those at its current lifetime. ``progressive_predict``
-    runs the Gaussian rule one row at a time (predict, then partial_fit).
+    inserted above j (x branching off there with probability P(no branching higher up) * p_j, as the path rule
+    weighs), and the posterior of x's leaf with the weight left, each plus sigma_y^2: the new node's law is node j's
+    posterior with the variance s(t) - s(tau_parent(j)) added, t the expected branching time (the mean of the
+    truncated exponential), so that the standard deviation grows as x leaves a leaf's range (or, ``branch_law=
+    "exact"``, x's new leaf's exact law given t, whose std grows out to the prior's far from the data). The forest's
+    predictive is the mixture of its trees' (mean: the mean of their means; variance: the mean of their variances
+    plus the variance of their means). LRT16's text on the model, its settings and prediction is not reachable
+    offline: the formulas and the defaults above are those of the authors' code (balajiln/mondrianforest,
+    ``optype=real``), which runs an infinite lifetime only; here any lifetime (with the increasing lifetime a tree's
+    leaves are those at its current lifetime). ``predict_interval`` takes the Gaussian of the forest's predictive
+    mean and variance, mean -/+ z * std: it is the interval ``return_std`` describes, at no cost beyond it (the
+    mixture's exact quantiles would need every component of every tree at every point). m, the labels' variance
+    and their number are learnt online exactly as in batch (accumulated one label after the other,
+    ``label_moments_``), so that ``fit``, ``partial_fit`` in any chunks and ``learn_one`` give the same floats.
+    ``progressive_predict`` runs the Gaussian rule one row at a time (predict, then partial_fit).
 
     References
     ----------
@@ -501,8 +509,8 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     LRT16's predictive distribution: its standard deviation grows away from the data, and so do its intervals.
 
-    >>> reg = reg.set_params(prediction="gaussian")
-    >>> mean, std = reg.predict([[0.5, 0.5], [3.0, 3.0]], return_std=True)
+    >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", branch_law="exact", random_state=0)
+    >>> mean, std = reg.fit(X, y).predict([[0.5, 0.5], [3.0, 3.0]], return_std=True)
     >>> bool(std[1] > std[0])
     True
     >>> reg.predict_interval([[0.5, 0.5]], alpha=0.1).shape  # [lower, upper] of the central 90% interval
@@ -516,6 +524,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         "prior_variance": [POSITIVE_FINITE, None],
         "noise_variance": [POSITIVE_FINITE, None],
         "gamma": [POSITIVE_FINITE, None],
+        "branch_law": [StrOptions(set(BRANCH_LAWS))],
     }
 
     label_moments_: np.ndarray  # (weight, mean, sum of squared deviations) of the labels learnt
@@ -539,13 +548,14 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         lifetime_scale: float = 1.0,
         min_samples_split: int = 2,
         prediction: str = "leaf",
+        random_state=None,
+        n_jobs=None,
+        max_nodes: int | None = None,
         prior_mean: float | None = None,
         prior_variance: float | None = None,
         noise_variance: float | None = None,
         gamma: float | None = None,
-        random_state=None,
-        n_jobs=None,
-        max_nodes: int | None = None,
+        branch_law: str = "code",
     ):
         super().__init__(
             n_estimators,
@@ -561,6 +571,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         self.prior_variance = prior_variance
         self.noise_variance = noise_variance
         self.gamma = gamma
+        self.branch_law = branch_law
 
     @property
     def _family(self) -> TreeFamily:
@@ -580,9 +591,10 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
 
     def _gaussian_params(self) -> np.ndarray:
         """(sigma_y^2, sigma_mu^2, m, gamma) for the Gaussian kernels, from the parameters (checked here: they may
-        change at any time) or the labels learnt: m their mean, sigma_mu^2 their variance (1 if it is 0),
-        sigma_y^2 = ``NOISE_SHARE`` * sigma_mu^2; gamma 0 stands for the root box's default."""
-        check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma")
+        change at any time) or, as the authors' code sets them, from the n labels learnt (their weight), of mean m
+        and variance v (1 if it is 0): with K = min(2n, 500), sigma_y^2 = v / K, sigma_mu^2 = 2 v K / (K + 2) and
+        gamma = d / (2 log2 n) (n at least 2)."""
+        check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law")
         weight, mean, m2 = self.label_moments_
         if np.isnan(weight):
             raise ValueError(
@@ -595,10 +607,12 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
                 "trees learnt larger ones: scale y and fit again"
             )
         variance = m2 / weight if m2 > 0.0 else 1.0
-        prior_variance = variance if self.prior_variance is None else float(self.prior_variance)
-        noise = NOISE_SHARE * prior_variance if self.noise_variance is None else float(self.noise_variance)
+        k = min(2.0 * weight, MAX_NOISE_DIVISOR)
+        prior_variance = 2.0 * variance * k / (k + 2.0) if self.prior_variance is None else float(self.prior_variance)
+        noise = variance / k if self.noise_variance is None else float(self.noise_variance)
         prior_mean = mean if self.prior_mean is None else float(self.prior_mean)
-        return _gaussian.kernel_params(noise, prior_variance, prior_mean, 0.0 if self.gamma is None else self.gamma)
+        gamma = self.n_features_in_ / (2.0 * np.log2(max(weight, 2.0))) if self.gamma is None else float(self.gamma)
+        return _gaussian.kernel_params(noise, prior_variance, prior_mean, gamma, self.branch_law == "exact")
 
     def _predict_params(self) -> np.ndarray:
         """``prediction`` may change after fit: it is checked here (every rule reads the same trees); so are the

@@ -1,10 +1,12 @@
 """MondrianForestRegressor's ``prediction="gaussian"``: LRT16's hierarchical Gaussian prior and predictive.
 
 The kernels run Gaussian belief propagation over each tree; the reference here computes the same law another way, as
-a Gaussian process over the labels whose covariance is the tree's Brownian motion (two node means covary by s(tau)
-at their lowest common ancestor, s(t) = sigma_mu^2 * sigmoid(gamma t)), conditioned with dense linear algebra in
-numpy; the new node an extension to x inserts above node j of x's path is placed at the expected branching time and
-x's leaf hangs below it. Also: the conjugate normal posterior of a one-leaf tree written out by hand, the spread
+a Gaussian process over the labels whose covariance is the tree's Brownian motion (two node means covary by s(tau) -
+s(0) at their lowest common ancestor, s(t) = sigma_mu^2 * sigmoid(gamma t)), conditioned with dense linear algebra in
+numpy; x branching off above node j of its path at the expected time t is predicted by j's posterior plus the
+increment s(t) - s(tau_parent(j)) (the authors' code's law), or by x's new leaf below a new node inserted at t
+(``branch_law="exact"``). Also: the conjugate normal posterior of a one-leaf tree
+written out by hand, the spread
 growing as x leaves the data, the leaf mean inside a leaf of many points, the forest's mixture of its trees, online
 == batch bit for bit (fit, partial_fit in chunks, learn_one), determinism for any n_jobs, pickling, and the errors.
 """
@@ -34,16 +36,13 @@ def truncated_mean(eta, delta):
 class TreeLaw:
     """One tree's nodes (pruned at its lifetime) and the Gaussian process its prior puts on the training labels."""
 
-    def __init__(self, tree, X, y, noise, variance, mean, gamma):
+    def __init__(self, tree, X, y, noise, variance, mean, gamma, exact=False):
         a = tree.arrays()
         self.a, self.lifetime = a, tree.lifetime
         self.leaf = tree.is_leaf()
         self.tau = np.where(self.leaf, tree.lifetime, a["split_time"])
-        if gamma is None:
-            root = tree.root
-            gamma = 0.1 * float(np.sum(a["box_upper"][root] - a["box_lower"][root]))
         self.s = lambda t: sigmoid_time(t, variance, gamma)
-        self.noise, self.mean, self.y = noise, mean, y
+        self.noise, self.mean, self.y, self.exact = noise, mean, y, exact
         self.leaves = tree.apply(X)
         k = np.array([[self.cov(i, j) for j in self.leaves] for i in self.leaves])
         self.K_inv = np.linalg.inv(k + noise * np.eye(len(y)))
@@ -58,7 +57,7 @@ class TreeLaw:
     def cov(self, i, j):
         above = set(self.ancestors(j))
         lca = next(node for node in self.ancestors(i) if node in above)
-        return self.s(self.tau[lca])
+        return self.s(self.tau[lca]) - self.s(0.0)
 
     def condition(self, k, prior_variance):
         """The predictive of a label whose leaf mean has prior variance ``prior_variance`` and covariances k."""
@@ -87,24 +86,32 @@ class TreeLaw:
                 continue
             p = 1.0 if np.isinf(delta) else -np.expm1(-eta * delta)
             t = tau_parent + truncated_mean(eta, delta)
-            below_j = np.array([j in self.ancestors(leaf) for leaf in self.leaves])
-            k = np.array([self.s(t) if below else self.cov(j, leaf)
-                          for leaf, below in zip(self.leaves, below_j, strict=True)])  # fmt: skip
-            # (a leaf outside j's subtree meets x's new leaf where it meets j: at an ancestor of j's parent)
-            out.append((not_separated * p, *self.condition(k, self.s(self.lifetime))))
+            if self.exact:  # x's new leaf: it meets a leaf below j at the new node (time t), another where j does
+                below_j = [j in self.ancestors(leaf) for leaf in self.leaves]
+                k = np.array([self.s(t) - self.s(0.0) if below else self.cov(j, leaf)
+                              for leaf, below in zip(self.leaves, below_j, strict=True)])  # fmt: skip
+                out.append((not_separated * p, *self.condition(k, self.s(self.lifetime) - self.s(0.0))))
+            else:
+                k = np.array([self.cov(j, leaf) for leaf in self.leaves])
+                mean, variance = self.condition(k, self.s(self.tau[j]) - self.s(0.0))  # j's posterior, and noise
+                out.append((not_separated * p, mean, variance + self.s(t) - self.s(tau_parent)))
             not_separated *= 1.0 - p
         leaf = path[-1]
         k = np.array([self.cov(leaf, other) for other in self.leaves])
-        out.append((not_separated, *self.condition(k, self.s(self.tau[leaf]))))
+        out.append((not_separated, *self.condition(k, self.s(self.tau[leaf]) - self.s(0.0))))
         return out
 
 
 def reference(model, X, y, Q, **hyper):
     """The forest's predictive mean and std at the rows of Q, from each tree's Gaussian process."""
-    variance = hyper.get("prior_variance") or float(np.var(y))
-    noise = hyper.get("noise_variance") or variance / 10.0
+    v, n = float(np.var(y)), len(y)
+    k = min(2 * n, 500)  # the authors' code's defaults
+    variance = hyper.get("prior_variance") or 2 * v * k / (k + 2)
+    noise = hyper.get("noise_variance") or v / k
     mean = hyper.get("prior_mean", float(np.mean(y)))
-    laws = [TreeLaw(tree, X, y, noise, variance, mean, hyper.get("gamma")) for tree in model.trees_]
+    gamma = hyper.get("gamma") or X.shape[1] / (2 * np.log2(n))
+    exact = hyper.get("branch_law") == "exact"
+    laws = [TreeLaw(tree, X, y, noise, variance, mean, gamma, exact) for tree in model.trees_]
     means, seconds = [], []
     for x in Q:
         tree_means, tree_seconds = [], []
@@ -132,8 +139,11 @@ def queries(n=40, d=2, seed=5):
         dict(lifetime=3.0),
         dict(lifetime=np.inf, noise_variance=0.02, prior_variance=2.0, prior_mean=0.3, gamma=0.5),
         dict(lifetime="increasing", lifetime_scale=2.0),
+        dict(lifetime=np.inf, branch_law="exact"),
+        dict(lifetime=3.0, branch_law="exact", noise_variance=0.05),
+        dict(lifetime="increasing", branch_law="exact"),
     ],
-    ids=["inf", "finite", "given", "increasing"],
+    ids=["inf", "finite", "given", "increasing", "exact-inf", "exact-finite", "exact-increasing"],
 )
 def test_the_predictive_is_the_gaussian_process_of_the_trees_brownian_motion(params):
     X, y = regression(n=40, d=2, seed=1)
@@ -147,7 +157,7 @@ def test_the_predictive_is_the_gaussian_process_of_the_trees_brownian_motion(par
 
 
 def test_a_one_leaf_tree_is_the_conjugate_normal_posterior():
-    """A lifetime before any split: one leaf, mu ~ N(m, s(lam)), labels N(mu, sigma_y^2); inside the data's
+    """A lifetime before any split: one leaf, mu ~ N(m, s(lam) - s(0)), labels N(mu, sigma_y^2); inside the data's
     box the predictive is N(posterior mean, posterior variance + sigma_y^2)."""
     X, y = regression(n=50, d=2, seed=3)
     lam, gamma, variance, noise, m = 1e-3, 50.0, 2.0, 0.3, -0.2
@@ -156,7 +166,7 @@ def test_a_one_leaf_tree_is_the_conjugate_normal_posterior():
         prior_mean=m, prior_variance=variance, noise_variance=noise, gamma=gamma,
     ).fit(X, y)  # fmt: skip
     assert model.trees_[0].n_leaves() == 1
-    phi = variance / (1.0 + np.exp(-gamma * lam))
+    phi = variance * (1.0 / (1.0 + np.exp(-gamma * lam)) - 0.5)
     precision = 1.0 / phi + len(y) / noise
     post_mean = (m / phi + y.sum() / noise) / precision
     mean, std = model.predict([[0.5, 0.5]], return_std=True)
@@ -177,7 +187,7 @@ def stump(X, y, **hyper):
 
 
 def test_a_stump_is_two_conjugate_leaves_below_one_shared_root():
-    """Root mean N(m, s(tau_r)), each leaf's N(root's, s(lam) - s(tau_r)), labels N(leaf's, sigma_y^2): the
+    """Root mean N(m, s(tau_r) - s(0)), each leaf's N(root's, s(lam) - s(tau_r)), labels N(leaf's, sigma_y^2): the
     posterior of leaf a by hand, its sibling b's labels reaching it through the root; x inside a's box."""
     X, y = regression(n=60, d=2, seed=8)
     variance, noise, m, gamma = 1.5, 0.2, 0.1, 3.0
@@ -193,8 +203,9 @@ def test_a_stump_is_two_conjugate_leaves_below_one_shared_root():
         n_a, sum_a = np.sum(leaves == leaf), y[leaves == leaf].sum()
         n_b, sum_b = np.sum(leaves == other), y[leaves == other].sum()
         q_b = (n_b / noise) / (1.0 + (n_b / noise) * phi)  # b's labels, about the root's mean
-        root_precision = 1.0 / s(a["split_time"][root]) + q_b
-        root_mean = (m / s(a["split_time"][root]) + q_b * sum_b / n_b) / root_precision
+        root_prior = s(a["split_time"][root]) - s(0.0)
+        root_precision = 1.0 / root_prior + q_b
+        root_mean = (m / root_prior + q_b * sum_b / n_b) / root_precision
         prior_precision = 1.0 / (1.0 / root_precision + phi)  # a's mean before its own labels
         precision = prior_precision + n_a / noise
         mean = (prior_precision * root_mean + sum_a / noise) / precision
@@ -204,24 +215,29 @@ def test_a_stump_is_two_conjugate_leaves_below_one_shared_root():
         np.testing.assert_allclose(got_std, np.sqrt(1.0 / precision + noise), rtol=1e-12)
 
 
-def test_the_spread_grows_as_x_leaves_the_data_and_settles_far_away():
-    """Out of the data's box the std grows, then settles where x branches off above the root at time 0: a new
-    node of prior N(m, s(0) = sigma_mu^2 / 2), which the data still inform, then the rest of a leaf's prior
-    variance (sigma_mu^2 / 2) and the noise. Not monotone all the way: the mixture's std also counts the spread of
-    its components' means, largest at moderate distances."""
+@pytest.mark.parametrize("law", ["code", "exact"])
+def test_the_spread_grows_as_x_leaves_the_data_and_settles_far_away(law):
+    """Just out of the data's box the std grows with either law. Far away x branches off above the root at a time
+    near 0: the code's law gives the root's posterior (the increment s(t) - s(0) vanishing) and the noise, below the
+    std inside; the exact law x's new leaf below a node of prior N(m, s(t) - s(0) -> 0), about the prior's std
+    sqrt(s(inf) - s(0) + sigma_y^2), above it. Not monotone all the way with the exact law either: the mixture's std
+    also counts the spread of its components' means."""
     X, y = regression(n=200, d=2, seed=4)
-    model = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
-    distances = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 1e4, 1e6]
+    model = MondrianForestRegressor(n_estimators=5, prediction="gaussian", branch_law=law, random_state=0).fit(X, y)
+    distances = [0.0, 0.003, 0.01, 0.03, 1e4, 1e6]
     Q = np.array([[1.0 + r, 0.5] for r in distances])
     mean, std = model.predict(Q, return_std=True)
-    assert np.all(np.diff(std[:5]) > 0), std
-    assert np.all(std[1:] > std[0]) and np.all(std[3:] > 1.5 * std[0]), std
-    variance = np.var(y)
-    assert std[-1] > np.sqrt(variance / 2.0 + variance / 10.0)  # half a leaf's prior, and noise, at least
-    want_mean, want_std = reference(model, X, y, Q[-2:])
+    assert np.all(np.diff(std[:4]) > 0), std
+    want_mean, want_std = reference(model, X, y, Q[-2:], branch_law=law)
     np.testing.assert_allclose(mean[-2:], want_mean, rtol=1e-6)
     np.testing.assert_allclose(std[-2:], want_std, rtol=1e-6)
     np.testing.assert_allclose(std[-2], std[-1], rtol=1e-3)
+    v = np.var(y)
+    prior_std = np.sqrt(2 * v * 400 / 402 / 2 + v / 400)  # s(inf) - s(0) + sigma_y^2 at the defaults, K = 2n = 400
+    if law == "exact":
+        np.testing.assert_allclose(std[-1], prior_std, rtol=1e-3)
+    else:
+        assert std[-1] < std[0] < prior_std
 
 
 @pytest.mark.parametrize("n", [500, 8000])
@@ -243,7 +259,7 @@ def test_inside_a_leaf_of_many_points_the_mean_is_the_leafs_mean(n):
     assert worst < 0.3 * 3, worst  # within 3 standard errors of the leaf's mean (noise 0.3)
     # and the std there is about the noise's (a leaf's mean known to sigma_y / sqrt(n_leaf))
     _, std = model.predict(X[:3], return_std=True)
-    np.testing.assert_allclose(std, np.sqrt(np.var(y) / 10.0), rtol=0.05)
+    np.testing.assert_allclose(std, np.sqrt(np.var(y) / 500.0), rtol=0.05)  # sigma_y^2 = var(y) / K, K = 500
 
 
 def test_the_forest_is_the_mixture_of_its_trees():

@@ -51,7 +51,7 @@ SWITCHABLE = {
     "mf-reg": {"prediction"},
     "mf-reg-path": {"prediction"},
     "mf-reg-increasing-path": {"prediction"},
-    "mf-reg-gaussian": {"prediction", "prior_mean", "prior_variance", "noise_variance", "gamma"},
+    "mf-reg-gaussian": {"prediction", "prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law"},
 }
 # valid values that differ from the fitted ones (the cases)
 OTHER = {
@@ -65,6 +65,7 @@ OTHER = {
     "prior_variance": [2.5],
     "noise_variance": [2.5],
     "gamma": [2.5],
+    "branch_law": ["exact"],
 }
 NEGATIVE_OK = {"prior_mean"}  # a parameter for which -1 is a valid value
 

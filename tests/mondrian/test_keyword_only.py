@@ -52,6 +52,7 @@ POSITIONAL_ORDER = {
 # Parameters added since they became keyword-only: last in the signature, never taken by position.
 BOUNDED = ("MondrianForestClassifier", "MondrianForestRegressor", "AMFClassifier", "AMFRegressor")
 ADDED = {name: ["max_nodes"] for name in BOUNDED}
+ADDED["MondrianForestRegressor"] += ["prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law"]
 ESTIMATORS = [getattr(mondrian, name) for name in POSITIONAL_ORDER]
 
 
