@@ -15,11 +15,11 @@ Measured (2 cores shared with other jobs, defaults: 10000 test rows in 4 feature
 =======  ======  ============  =======  ==========  ================  ==============  ==================
 n train  nodes   leaf predict  predict  return_std  predict_interval  leaf / predict  return_std / predict
 =======  ======  ============  =======  ==========  ================  ==============  ==================
-1000     19990   0.0324        0.1928   0.1931      0.1930            0.17            1.00
-10000    199990  0.0491        0.2165   0.2139      0.2042            0.23            0.99
+1000     19990   0.0226        0.1394   0.1363      0.1256            0.16            0.98
+10000    199990  0.0326        0.1877   0.1859      0.2112            0.17            0.99
 =======  ======  ============  =======  ==========  ================  ==============  ==================
 
-The spread costs nothing over the Gaussian mean (the same walk); the Gaussian rule costs 4 to 6 times the leaf rule,
+The spread costs nothing over the Gaussian mean (the same walk); the Gaussian rule costs about 6 times the leaf rule,
 most of it in the points outside the data's box (80% here), whose walk from the root weighs every node of the path
 (a few exponentials each).
 """

@@ -430,7 +430,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     {lifetime_scale_}
     {predict_params_}
     label_moments_ : ndarray of shape (3,)
-        The weight, mean and sum of squared deviations of the labels learnt (the Gaussian rule's m and sigma_mu^2).
+        The weight n, mean m and sum of squared deviations n v of the labels learnt (the Gaussian rule's defaults).
 
     See Also
     --------

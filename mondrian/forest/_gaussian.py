@@ -24,9 +24,9 @@ expected time: the code's approximation, E[s(t)] != s(E[t])) and sigma_y^2. Or (
 beside the code's): the exact law of x's new leaf given t: the Brownian motion splits the edge above j into s(t) -
 s(tau_parent) and s(tau_j) - s(t), so a new node j' has prior N(cavity mean of j, cavity variance of j + s(t) -
 s(tau_parent)) and hears j's subtree through s(tau_j) - s(t); x's leaf adds s(lifetime) - s(t), then sigma_y^2. The
-code's law centres x on j's posterior, whose variance vanishes far from the data (x branching off near the root);
-the exact law there is the prior's. Without branching x falls in its leaf: its posterior plus sigma_y^2. A tree's predictive is the mixture of these Gaussians; ``predict`` adds its mean and
-its second moment about m.
+code's law centres x on j's posterior, the root's far from the data (x branching off near the root), a small variance;
+the exact law there is the prior's. Without branching x falls in its leaf: its posterior plus sigma_y^2. A tree's
+predictive is the mixture of these Gaussians; ``predict`` adds its mean and its second moment about m.
 
 The trees and their learning are the leaf mean's (only predictions differ); the leaves' statistics (count, label
 sum) are all the posterior reads. ``params`` = (sigma_y^2, sigma_mu^2, m, gamma, exact) as float64
