@@ -18,19 +18,25 @@ its trees.
 
 from __future__ import annotations
 
-from numbers import Integral
+import copy
+from numbers import Integral, Real
+from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _num_samples, check_consistent_length
 
 from mondrian import _leaf_mean, _schedule
 from mondrian._family import MondrianFamily, TreeFamily
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._keyword_only import keyword_only
+from mondrian._parallel import for_each, row_blocks
 from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
+from mondrian._threads import takes_turns
 from mondrian._validation import (
     CLASSES,
     INCREASING,
@@ -41,13 +47,20 @@ from mondrian._validation import (
     Interval,
     check_params,
 )
-from mondrian.forest import _ikn, _path_mean
+from mondrian.forest import _gaussian, _ikn, _path_mean
 from mondrian.forest._family_points import IncreasingFamily, PausedFamily
 
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor", "lifetime_at"]
 
 SMOOTHINGS = ("auto", "ikn", "empirical")
-PREDICTIONS = ("leaf", "path")  # how a regressor tree predicts
+PREDICTIONS = ("leaf", "path", "gaussian")  # how a regressor tree predicts
+FORECASTERS = {"leaf": _leaf_mean, "path": _path_mean, "gaussian": _gaussian}  # the kernels of each rule
+# How the Gaussian rule predicts x branching off above a node: the authors' code's law, or the exact one
+BRANCH_LAWS = ("code", "exact")
+# The authors' code's bound on K in its default noise variance var(y) / K, K = min(2 n, 500)
+MAX_NOISE_DIVISOR = 500.0
+# The largest |label| the Gaussian rule learns: their squares, summed, stay finite (as AMF's bound)
+GAUSSIAN_MAX_LABEL = 1e150
 
 
 def lifetime_at(n_points, scale, n_features):
@@ -373,16 +386,38 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         features.
     {lifetime_scale}
     {min_samples_split}
-    prediction : {"leaf", "path"}, default="leaf"
+    prediction : {"leaf", "path", "gaussian"}, default="leaf"
         How a tree predicts at x. ``"leaf"``: the mean label of x's leaf. ``"path"``: the rule of scikit-garden's
         ``MondrianTreeRegressor`` (BSP's "MF" baseline): node j of x's path predicts the mean label of all the points
         below it, weighed by P(x not separated above j) * p_j, p_j = 1 - exp(-eta_j Delta_j) the probability that an
         extension of the tree to x splits just above j (eta_j how far x lies outside j's data range, Delta_j =
         tau_j - tau_parent(j)); the leaf takes the weight left. Both give the leaf mean when x lies inside its leaf's
-        range. The trees are the same whatever the rule: it may change at any time (predictions read it).
+        range. ``"gaussian"``: LRT16's predictive distribution (see Notes), whose mean ``predict`` gives and whose
+        standard deviation and intervals ``predict(X, return_std=True)`` and ``predict_interval`` give. The trees
+        are the same whatever the rule: it may change at any time (predictions read it).
     {random_state}
     {n_jobs}
     {max_nodes}
+    prior_mean : float or None, default=None
+        LRT16's m, the prior mean of the root's mean (``prediction="gaussian"``). None: the mean of the labels
+        learnt.
+    prior_variance : float or None, default=None
+        LRT16's sigma_mu^2, the scale of the node means' prior variances (``prediction="gaussian"``). None: 2 v K /
+        (K + 2), v the variance of the n labels learnt (1 while it is 0) and K = min(2n, 500), the authors' code's
+        setting (a leaf's prior variance is about v with an infinite lifetime).
+    noise_variance : float or None, default=None
+        LRT16's sigma_y^2, the variance of a label around its leaf's mean (``prediction="gaussian"``). None: v / K,
+        the authors' code's setting.
+    gamma : float or None, default=None
+        LRT16's gamma, the rate of the sigmoid of the split times in the prior variances (``prediction="gaussian"``).
+        None: d / (2 log2 n) for n labels in d features (n at least 2), the authors' code's setting.
+    branch_law : {"code", "exact"}, default="code"
+        How the Gaussian rule predicts x when an extension of a tree to x branches off above node j of its path, at
+        the expected time t. ``"code"``: the authors' code's law, node j's posterior with the variance
+        s(t) - s(tau_parent(j)) added; far from the data x branches off near the root, where t and the added
+        variance vanish, so its std falls back to the root's posterior's (plus noise). ``"exact"`` (this library's
+        reading): the exact law of x's new leaf given t, below a new node inserted at t (the data below j heard
+        through the Brownian motion), whose std far from the data is the prior's.
 
     Attributes
     ----------
@@ -394,6 +429,8 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         Every point learnt (rows ``points_.X``, labels ``points_.y``), kept with the increasing lifetime only.
     {lifetime_scale_}
     {predict_params_}
+    label_moments_ : ndarray of shape (3,)
+        The weight n, mean m and sum of squared deviations n v of the labels learnt (the Gaussian rule's defaults).
 
     See Also
     --------
@@ -407,8 +444,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     weight k: the trees of k copies, bit for bit); the increasing lifetime counts points: there a whole weight k is
     learnt as k copies of the row and a fractional weight is refused.
 
-    As the classifier's, predictions use the fitted state: only ``prediction`` and ``n_jobs`` are read (and
-    validated) by them. ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its
+    As the classifier's, predictions use the fitted state: only ``prediction``, ``n_jobs`` and the Gaussian rule's
+    ``prior_mean``, ``prior_variance``, ``noise_variance``, ``gamma`` and ``branch_law`` are read (and validated) by
+    them. With
+    ``prediction="gaussian"`` labels must lie within +-1e150 (the labels' variance squares them). ``partial_fit``
+    refuses a change of ``n_estimators`` or ``lifetime`` (with its
     ``lifetime_scale`` and ``min_samples_split``): "call fit".
 
     The path rule is the classifier's IKN walk (``smoothing="ikn"``, ``gamma=np.inf``: the same weights) with node
@@ -420,13 +460,38 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     for the call: the model keeps nothing more); ``progressive_predict`` keeps them from point to point. What differs
     from scikit-garden: its trees are learnt in float32, a batch ``fit`` there leaves a block whose labels are all
     equal unsplit, and every point of a ``partial_fit`` call draws from the same random state (here each tree keeps
-    one stream); its ``return_std`` is not provided.
+    one stream); its ``return_std`` (the spread of the trees' leaf means) is another quantity than this
+    ``return_std``.
+
+    The Gaussian rule (LRT16): the node means of a tree follow a Brownian motion in the time s(t) = sigma_mu^2 *
+    sigmoid(gamma t) of its split times, the root's mean N(m, s(tau_root) - s(0)) and a child's N(its parent's mean,
+    s(tau_j) - s(tau_parent)) (tau = the lifetime at a leaf), and a label is N(its leaf's mean, sigma_y^2); the
+    posterior of every node's mean is exact Gaussian belief propagation over the tree (up from the leaves' counts
+    and label sums, then down). A tree's predictive at x mixes, over the nodes j of x's path, the law of a new node
+    inserted above j (x branching off there with probability P(no branching higher up) * p_j, as the path rule
+    weighs), and the posterior of x's leaf with the weight left, each plus sigma_y^2: the new node's law is node j's
+    posterior with the variance s(t) - s(tau_parent(j)) added, t the expected branching time (the mean of the
+    truncated exponential), so that the standard deviation grows as x leaves a leaf's range (or, ``branch_law=
+    "exact"``, x's new leaf's exact law given t, whose std grows out to the prior's far from the data). The forest's
+    predictive is the mixture of its trees' (mean: the mean of their means; variance: the mean of their variances
+    plus the variance of their means). LRT16's text on the model, its settings and prediction is not reachable
+    offline: the formulas and the defaults above are those of the authors' code (balajiln/mondrianforest,
+    ``optype=real``), which runs an infinite lifetime only; here any lifetime (with the increasing lifetime a tree's
+    leaves are those at its current lifetime). ``predict_interval`` takes the Gaussian of the forest's predictive
+    mean and variance, mean -/+ z * std: it is the interval ``return_std`` describes, at no cost beyond it (the
+    mixture's exact quantiles would need every component of every tree at every point). m, the labels' variance
+    and their number are learnt online exactly as in batch (accumulated one label after the other,
+    ``label_moments_``), so that ``fit``, ``partial_fit`` in any chunks and ``learn_one`` give the same floats.
+    ``progressive_predict`` runs the Gaussian rule one row at a time (predict, then partial_fit).
 
     References
     ----------
     {LRT14}
 
     {MGS17}
+
+    LRT16: B. Lakshminarayanan, D. M. Roy, Y. W. Teh. *Mondrian forests for large-scale regression when uncertainty
+    matters*, AISTATS 2016.
 
     Examples
     --------
@@ -441,12 +506,38 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
     >>> reg = reg.set_params(prediction="path")  # the same trees, scikit-garden's rule
     >>> bool(reg.score(X_new, np.sin(6 * X_new[:, 0])) > 0.8)
     True
+
+    LRT16's predictive distribution: its standard deviation grows away from the data, and so do its intervals.
+
+    >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", branch_law="exact", random_state=0)
+    >>> mean, std = reg.fit(X, y).predict([[0.5, 0.5], [3.0, 3.0]], return_std=True)
+    >>> bool(std[1] > std[0])
+    True
+    >>> reg.predict_interval([[0.5, 0.5]], alpha=0.1).shape  # [lower, upper] of the central 90% interval
+    (1, 2)
     """
 
     _parameter_constraints: ClassVar[dict] = {
         **_MondrianForest._parameter_constraints,
         "prediction": [StrOptions(set(PREDICTIONS))],
+        "prior_mean": [Interval(Real, None, None, closed="neither"), None],
+        "prior_variance": [POSITIVE_FINITE, None],
+        "noise_variance": [POSITIVE_FINITE, None],
+        "gamma": [POSITIVE_FINITE, None],
+        "branch_law": [StrOptions(set(BRANCH_LAWS))],
     }
+
+    label_moments_: np.ndarray  # (weight, mean, sum of squared deviations) of the labels learnt
+
+    def __setstate__(self, state):
+        if "trees_" in state and "label_moments_" not in state:  # pickled before the Gaussian rule: moments unknown
+            state = {**state, "label_moments_": np.full(3, np.nan)}
+        super().__setstate__(state)
+
+    @property
+    def _max_label(self) -> float:  # type: ignore[override]  # Regression's class attribute, per rule here
+        """The largest |label| learnt: the Gaussian rule squares labels (their variance), so 1e150 with it."""
+        return GAUSSIAN_MAX_LABEL if self.prediction == "gaussian" else Regression._max_label
 
     @keyword_only
     def __init__(
@@ -460,6 +551,11 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         random_state=None,
         n_jobs=None,
         max_nodes: int | None = None,
+        prior_mean: float | None = None,
+        prior_variance: float | None = None,
+        noise_variance: float | None = None,
+        gamma: float | None = None,
+        branch_law: str = "code",
     ):
         super().__init__(
             n_estimators,
@@ -471,14 +567,187 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
             n_jobs=n_jobs,
         )
         self.prediction = prediction
+        self.prior_mean = prior_mean
+        self.prior_variance = prior_variance
+        self.noise_variance = noise_variance
+        self.gamma = gamma
+        self.branch_law = branch_law
 
     @property
     def _family(self) -> TreeFamily:
-        # the rule in force (checked before it is read: _check_params, _predict_params); both learn with the leaf
-        # mean's kernels, so the trees are the same
-        return self._mondrian_family(_path_mean if self.prediction == "path" else _leaf_mean, _mean_params)
+        # the rule in force (checked before it is read: _check_params, _predict_params); every rule learns with the
+        # leaf mean's kernels, so the trees are the same
+        return self._mondrian_family(FORECASTERS[self.prediction], _mean_params)
+
+    def _weighed(self, X, targets, sample_weight, first: bool):
+        """The rows to learn (``OnlineForest._weighed``), whose labels are added to ``label_moments_`` (LRT16's
+        data-dependent m and sigma_mu^2), one after the other in a kernel: the same floats whatever the chunks. A
+        new array, so that a failed call restores the previous one."""
+        X, targets, weights = super()._weighed(X, targets, sample_weight, first)
+        moments = np.zeros(3) if first else self.label_moments_.copy()
+        _gaussian.label_moments(moments, targets, np.ones(targets.shape[0]) if weights is None else weights)
+        self.label_moments_ = moments
+        return X, targets, weights
+
+    def _gaussian_params(self) -> np.ndarray:
+        """(sigma_y^2, sigma_mu^2, m, gamma) for the Gaussian kernels, from the parameters (checked here: they may
+        change at any time) or, as the authors' code sets them, from the n labels learnt (their weight), of mean m
+        and variance v (1 if it is 0): with K = min(2n, 500), sigma_y^2 = v / K, sigma_mu^2 = 2 v K / (K + 2) and
+        gamma = d / (2 log2 n) (n at least 2)."""
+        check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law")
+        weight, mean, m2 = self.label_moments_
+        if np.isnan(weight):
+            raise ValueError(
+                "prediction='gaussian' reads the mean and variance of the labels learnt, which a model pickled before "
+                "it does not hold: fit it again"
+            )
+        if not np.isfinite(m2):
+            raise ValueError(
+                f"prediction='gaussian' needs labels within +-{GAUSSIAN_MAX_LABEL:.3g} (it squares them), but these "
+                "trees learnt larger ones: scale y and fit again"
+            )
+        variance = m2 / weight if m2 > 0.0 else 1.0
+        k = min(2.0 * weight, MAX_NOISE_DIVISOR)
+        prior_variance = 2.0 * variance * k / (k + 2.0) if self.prior_variance is None else float(self.prior_variance)
+        noise = variance / k if self.noise_variance is None else float(self.noise_variance)
+        prior_mean = mean if self.prior_mean is None else float(self.prior_mean)
+        gamma = self.n_features_in_ / (2.0 * np.log2(max(weight, 2.0))) if self.gamma is None else float(self.gamma)
+        return _gaussian.kernel_params(noise, prior_variance, prior_mean, gamma, self.branch_law == "exact")
 
     def _predict_params(self) -> np.ndarray:
-        """``prediction`` may change after fit: it is checked here (both rules read the same trees)."""
+        """``prediction`` may change after fit: it is checked here (every rule reads the same trees); so are the
+        Gaussian rule's hyperparameters, read at each prediction."""
         check_params(self, "prediction")
-        return self.predict_params_
+        return self._gaussian_params() if self.prediction == "gaussian" else self.predict_params_
+
+    def _gaussian_moments(self, X, method: str) -> tuple[np.ndarray, np.ndarray]:
+        """The forest's predictive mean and standard deviation at the rows of X: the mixture of its trees'
+        predictive distributions (mean: the mean of theirs; variance: the mean of their second moments less the
+        mean squared, computed about m). Refused in one line unless ``prediction="gaussian"``."""
+        X = self._checked_X(X)
+        check_params(self, "prediction")
+        if self.prediction != "gaussian":
+            raise ValueError(
+                f"{method} needs the predictive distribution of prediction='gaussian', but prediction="
+                f"{self.prediction!r}: call set_params(prediction='gaussian') (the same trees, no refit)"
+            )
+        params = self._gaussian_params()
+        out = np.zeros((X.shape[0], 2))
+        family = self._family
+
+        def predict_rows(rows: slice):
+            family.predict(self, X[rows], params, out[rows])
+
+        for_each(predict_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
+        out /= len(self.trees_)
+        mean = out[:, 0]
+        variance = out[:, 1] - (mean - params[2]) ** 2
+        return mean, np.sqrt(np.maximum(variance, 0.0))
+
+    @takes_turns
+    def predict(self, X, return_std=False):
+        """Predict the label of each row: the average of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        return_std : bool, default=False
+            Also return the standard deviation of the predictive distribution of y at each row (LRT16's, the mixture
+            of the trees'); needs ``prediction="gaussian"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions (with ``prediction="gaussian"``, the predictive means).
+        ndarray of shape (n_samples,)
+            With ``return_std=True`` only: the predictive standard deviations.
+
+        Raises
+        ------
+        ValueError
+            If ``return_std`` is not a bool, or is True while ``prediction`` is not ``"gaussian"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mondrian import MondrianForestRegressor
+        >>> X = np.random.default_rng(0).uniform(size=(200, 1))
+        >>> y = np.sin(6 * X[:, 0])
+        >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
+        >>> mean, std = reg.predict([[0.5], [2.0]], return_std=True)  # inside the data, then far outside
+        >>> bool(std[0] < std[1])
+        True
+        """
+        if not isinstance(return_std, bool | np.bool_):
+            raise ValueError(f"return_std must be True or False, got {return_std!r}")
+        if not return_std:
+            return self._mean_prediction(X)[:, 0]
+        return self._gaussian_moments(X, "predict(X, return_std=True)")
+
+    @takes_turns
+    def predict_interval(self, X, alpha=0.05) -> np.ndarray:
+        """The central 1 - alpha predictive interval of y at each row (``prediction="gaussian"`` only).
+
+        mean -/+ z_(1 - alpha/2) * std, the mean and standard deviation of ``predict(X, return_std=True)``: the
+        Gaussian of the forest's predictive mean and variance (see Notes of the class).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        alpha : float, default=0.05
+            The probability left outside the interval, in (0, 1).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            The lower and upper ends of each row's interval.
+
+        Raises
+        ------
+        ValueError
+            If alpha is not a number in (0, 1), or ``prediction`` is not ``"gaussian"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mondrian import MondrianForestRegressor
+        >>> X = np.random.default_rng(0).uniform(size=(200, 1))
+        >>> y = np.sin(6 * X[:, 0])
+        >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
+        >>> lower, upper = reg.predict_interval([[0.5]], alpha=0.1)[0]  # the central 90% interval
+        >>> bool(lower < reg.predict([[0.5]])[0] < upper)
+        True
+        """
+        if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
+            raise ValueError(f"alpha must be a number in (0, 1) (1 - alpha: the interval's probability), got {alpha!r}")
+        mean, std = self._gaussian_moments(X, "predict_interval")
+        half = NormalDist().inv_cdf(1.0 - float(alpha) / 2.0) * std
+        return np.column_stack([mean - half, mean + half])
+
+    @takes_turns
+    def progressive_predict(self, X, y) -> np.ndarray:
+        """Predict each row from the rows before it, then learn it (progressive validation).
+
+        As ``Regression.progressive_predict``. With ``prediction="gaussian"`` a row is predicted as ``predict``
+        predicts it on one row, then learnt as ``partial_fit`` learns one row (the tables of the Gaussian posterior
+        are made again for each row: a tree's size per row); a failure leaves the model as it was.
+        """
+        check_params(self, "prediction")
+        if self.prediction != "gaussian":
+            return super().progressive_predict(X, y)
+        check_consistent_length(X, y)
+        saved = copy.deepcopy(self.__dict__)
+        try:
+            out = np.zeros(_num_samples(X))
+            for i in range(out.shape[0]):
+                row = slice(i, i + 1)
+                if hasattr(self, "trees_"):
+                    out[i] = self._mean_prediction(_safe_indexing(X, row))[0, 0]
+                self.partial_fit(_safe_indexing(X, row), _safe_indexing(y, row))
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        return out

@@ -25,6 +25,7 @@ ONLINE = {
     "mf-reg-increasing-path": lambda: MondrianForestRegressor(
         n_estimators=3, lifetime="increasing", prediction="path", random_state=0
     ),
+    "mf-reg-gaussian": lambda: MondrianForestRegressor(n_estimators=3, prediction="gaussian", random_state=0),
     "amf-clf": lambda: AMFClassifier(n_estimators=3, random_state=0),
     "amf-reg": lambda: AMFRegressor(n_estimators=3, random_state=0),
     "bsp-clf": lambda: OnlineBSPForestClassifier(n_estimators=3, random_state=0),

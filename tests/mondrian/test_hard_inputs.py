@@ -51,6 +51,7 @@ SWITCHABLE = {
     "mf-reg": {"prediction"},
     "mf-reg-path": {"prediction"},
     "mf-reg-increasing-path": {"prediction"},
+    "mf-reg-gaussian": {"prediction", "prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law"},
 }
 # valid values that differ from the fitted ones (the cases)
 OTHER = {
@@ -59,7 +60,14 @@ OTHER = {
     "lifetime": ["increasing", 1.0],
     "use_aggregation": [False],
     "prediction": ["split", "leaf", "path"],
+    # the Gaussian rule's hyperparameters, read by its predictions
+    "prior_mean": [-1, 0, 2.5],
+    "prior_variance": [2.5],
+    "noise_variance": [2.5],
+    "gamma": [2.5],
+    "branch_law": ["exact"],
 }
+NEGATIVE_OK = {"prior_mean"}  # a parameter for which -1 is a valid value
 
 
 def data(name):
@@ -116,7 +124,8 @@ def failing_calls(name):
     model = ONLINE[name]()
     for param in model.get_params():
         if param not in ("n_jobs", "n_estimators", "random_state"):
-            calls += [(f"{param}={v!r}", {param: v}, X2a, y2a) for v in (np.nan, "bad", -1)]
+            bad = (np.nan, "bad") if param in NEGATIVE_OK else (np.nan, "bad", -1)
+            calls += [(f"{param}={v!r}", {param: v}, X2a, y2a) for v in bad]
     if is_classifier(name):
         calls.append(("labels of another type", {}, X2a, np.where(y2a == 0, "a", y2a)))
     else:

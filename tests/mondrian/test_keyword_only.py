@@ -54,6 +54,7 @@ BOUNDED = ("MondrianForestClassifier", "MondrianForestRegressor", "AMFClassifier
 ADDED = {name: ["max_nodes"] for name in BOUNDED} | {
     "MondrianPartitionForestRegressor": ["debias_order", "debias_scales"]
 }
+ADDED["MondrianForestRegressor"] += ["prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law"]
 ESTIMATORS = [getattr(mondrian, name) for name in POSITIONAL_ORDER]
 
 
