@@ -12,9 +12,12 @@ The methods (``method``):
 
 - ``mondrian``: MGS20's purely random Mondrian forest on [0, 1]^d with CKU's debiasing of order ``debias_order``
   (J = 0 is the plain forest) and their normal interval for mu(x) (``predict_interval``; ``predict(X,
-  return_std=True)`` its standard error); ``lifetime`` a number, the library's name of CKU's lifetime rule, or
-  "amse_optimal": the infeasible lifetime minimizing the asymptotic MSE of the plain forest at x, from this design's
-  constants (`amse_optimal_lifetime`).
+  return_std=True)`` its standard error); ``lifetime`` a number, the library's name of CKU's lifetime rule
+  ("polynomial"), or "amse_optimal": the infeasible lifetime minimizing the asymptotic MSE of the plain forest at x,
+  from this design's constants (`amse_optimal_lifetime`). A rule is tuned for the debiasing order
+  ``lifetime_order`` (the forest's own by default): CKU's inference recipe (their Sec. 6) runs the forest of order J
+  at the lifetime their rule selects for order J - 1, read here from a one-tree forest of that order fitted on the
+  same sample (the rule reads the data, not the trees). "amse_optimal" is tuned for order 0.
 - ``forest_spread``: scikit-learn's random forest, mean +- z * std of its trees' predictions
   (experiments.baselines.ForestSpreadRegressor): neither a confidence nor a prediction interval.
 - ``split_conformal``: MAPIE's split-conformal interval around a random forest
@@ -53,6 +56,15 @@ def amse_optimal_lifetime(dim: int, n_samples: int, noise: float) -> float:
     return (math.pi**4 * dim * n_samples / (noise**2 * VARIANCE_CONSTANT**dim)) ** (1 / (4 + dim))
 
 
+def tuned_lifetime(lifetime, lifetime_order: int | None, debias_order: int, X, y) -> float | str:
+    """The lifetime to fit with: the rule's name when it is tuned for the forest's own order, else the number the
+    rule selects on (X, y) for order ``lifetime_order``."""
+    if lifetime_order is None or lifetime_order == debias_order or not isinstance(lifetime, str):
+        return lifetime
+    tuned = MondrianPartitionForestRegressor(1, lifetime=lifetime, debias_order=lifetime_order, domain="unit")
+    return float(tuned.fit(X, y).lifetime_)
+
+
 def estimator(method: str, debias_order: int, lifetime, n_estimators: int, random_state: int):
     """A fresh estimator of ``method`` with ``predict`` and ``predict_interval(X, alpha)``."""
     if method == "mondrian":
@@ -87,6 +99,7 @@ def run(
     method: str = "mondrian",
     debias_order: int = 0,
     lifetime: float | str = AMSE_OPTIMAL,
+    lifetime_order: int | None = None,
     n_estimators: int = 800,
     dim: int = 1,
     n_samples: int = 1000,
@@ -99,6 +112,10 @@ def run(
         raise ValueError(f"replications must be at least 1, got {replications}")
     point = np.full((1, dim), 0.5)
     mu = float(regression_function(point)[0])
+    if lifetime == AMSE_OPTIMAL and lifetime_order not in (None, 0):
+        raise ValueError(
+            f"lifetime 'amse_optimal' is tuned for the plain forest: lifetime_order 0, not {lifetime_order}"
+        )
     fixed = amse_optimal_lifetime(dim, n_samples, noise) if lifetime == AMSE_OPTIMAL else lifetime
     warm = np.random.default_rng([seed, replications]).uniform(size=(50, dim))  # compile before the clock
     estimator(method, debias_order, fixed, 2, 0).fit(warm, regression_function(warm)).predict(point)
@@ -108,7 +125,8 @@ def run(
         X = rng.uniform(size=(n_samples, dim))
         y = regression_function(X) + noise * rng.standard_normal(n_samples)
         y_new = mu + noise * rng.standard_normal()
-        model = estimator(method, debias_order, fixed, n_estimators, int(rng.integers(2**31)))
+        tuned = tuned_lifetime(fixed, lifetime_order, debias_order, X, y) if method == "mondrian" else fixed
+        model = estimator(method, debias_order, tuned, n_estimators, int(rng.integers(2**31)))
         row = replicate(model, X, y, point, alpha)
         lifetime_used = float(getattr(model, "lifetime_", math.nan))
         rows.append({"replication": r, "mu": mu, "y_new": y_new, "lifetime": lifetime_used, **row})

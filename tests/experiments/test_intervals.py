@@ -137,7 +137,7 @@ def test_claims_hold_on_a_valid_debiased_interval_and_fail_on_wrong_numbers():
         "debiased_coverage_d1_n1000_oracle",
         "debiased_coverage_not_below_d1_n1000_oracle",
         "negligible_bias_d1_n1000_oracle",
-        "plain_undercovers_d1_n1000",
+        "plain_undercovers_d1_n1000_oracle",
         "wider_debiased_d1_n1000_oracle",
         "larger_error_debiased_d1_n1000_oracle",
     }
@@ -160,7 +160,7 @@ def test_claims_hold_on_a_valid_debiased_interval_and_fail_on_wrong_numbers():
 def test_the_plain_claim_fails_when_the_plain_interval_covers_at_nominal():
     runs = runs_with(norm.ppf(0.975))
     runs[0] = record("mondrian", 0, intervals.covered(gaussian_replications(K, norm.ppf(0.975), seed=1)))
-    assert not by_key(cku23_coverage.claims(runs, None))["plain_undercovers_d1_n1000"].passed
+    assert not by_key(cku23_coverage.claims(runs, None))["plain_undercovers_d1_n1000_oracle"].passed
 
 
 def test_the_drawing_tabulates_every_method():
