@@ -55,6 +55,16 @@ WHERE_WIDER = "CKU23 Sec. 5 (Debiased Mondrian random forests), after Theorem 'F
 
 SHOWN = ("d", "n", "label", "replications", "coverage_mu", "coverage_mu_se", "coverage_y", "coverage_y_se", "width",
          "bias", "sd", "rmse", "std_hat", "lifetime")  # fmt: skip
+QUOTE_VARIANCE = (
+    "In Theorem~\\ref{thm:variance_estimation} we show that this variance estimator is consistent and establish its "
+    "rate of convergence."
+)
+WHERE_VARIANCE = "CKU23 Sec. 3, Variance estimation (Theorem 'Variance estimation')"
+QUOTE_VARIANCE_DEBIASED = (
+    "As before, we propose a variance estimator in order to conduct feasible inference and show that it is consistent."
+)
+WHERE_VARIANCE_DEBIASED = "CKU23 Sec. 5, Variance estimation (Theorem 'Variance estimation' of the debiased forest)"
+VARIANCE_TOLERANCE = 0.10  # |mean se_hat / sd - 1| at most this, beyond the sd's Monte Carlo error (the project's)
 BASELINES = {"forest_spread": "RF trees' spread", "split_conformal": "split conformal (MAPIE)"}
 
 
@@ -79,6 +89,12 @@ def lifetime_tag(run) -> str:
     return f"{lifetime}{tuned_order(run)}" if isinstance(lifetime, str) else f"{float(lifetime):g}"
 
 
+def scales_tag(run) -> str:
+    """The debiased forest's lifetime scales a_r = ratio^r as a tag ("a1.05"); "" for the library's default or J = 0."""
+    ratio = run.protocol.get("debias_ratio")
+    return "" if ratio is None or not run.protocol.get("debias_order", 0) else f"a{float(ratio):g}"
+
+
 def method_label(run) -> str:
     """The legend's name of the run's method."""
     method = run.protocol["method"]
@@ -91,7 +107,8 @@ def method_label(run) -> str:
         tuned = f"lam_{lifetime}({tuned_order(run)})"
     else:
         tuned = f"lam = {float(lifetime):g}"
-    return f"Mondrian J = {int(run.protocol['debias_order'])}, {tuned}"
+    scales = f", a_r = {float(run.protocol['debias_ratio']):g}^r" if scales_tag(run) else ""
+    return f"Mondrian J = {int(run.protocol['debias_order'])}, {tuned}{scales}"
 
 
 def replications(runs) -> pd.DataFrame:
@@ -107,6 +124,7 @@ def replications(runs) -> pd.DataFrame:
                 J=int(settings.get("debias_order", 0)),
                 lifetime_tag=lifetime_tag(run),
                 tuned_order=tuned_order(run) if settings["method"] == "mondrian" else -1,
+                scales=scales_tag(run),
                 label=method_label(run),
                 seed=run.seed,
             )
@@ -116,7 +134,7 @@ def replications(runs) -> pd.DataFrame:
 
 def summary(long: pd.DataFrame) -> pd.DataFrame:
     """Per (d, n, label): `summarize` over the replications of all its seeds."""
-    keys = ["d", "n", "label", "method", "J", "lifetime_tag", "tuned_order"]
+    keys = ["d", "n", "label", "method", "J", "lifetime_tag", "tuned_order", "scales"]
     rows = [dict(zip(keys, key, strict=True)) | summarize(group) for key, group in long.groupby(keys, sort=True)]
     return pd.DataFrame(rows)
 
@@ -172,14 +190,15 @@ def plot(runs, spec) -> Drawing:
     return Drawing(fig, {"": Table(shown, markdown_table(shown))})
 
 
-def paired(long: pd.DataFrame, d: int, n: int, tag: str, value) -> tuple[float, float, int]:
+def paired(long: pd.DataFrame, d: int, n: int, tag: str, scales: str, value) -> tuple[float, float, int]:
     """Mean and standard error of value(J = 1 row) - value(J = 0 row) over the replications both Mondrian forests at
     lifetime ``tag`` ran on the same data (same seed and replication), and their number."""
     mondrian = long[
         (long["method"] == "mondrian") & (long["d"] == d) & (long["n"] == n) & (long["lifetime_tag"] == tag)
     ]
     keys = ["seed", "replication"]
-    both = mondrian[mondrian["J"] == 1].merge(mondrian[mondrian["J"] == 0], on=keys, suffixes=("_1", "_0"))
+    debiased = mondrian[(mondrian["J"] == 1) & (mondrian["scales"] == scales)]
+    both = debiased.merge(mondrian[mondrian["J"] == 0], on=keys, suffixes=("_1", "_0"))
     difference = value(both, "_1") - value(both, "_0")
     return float(difference.mean()), float(difference.std(ddof=1) / math.sqrt(len(both))), len(both)
 
@@ -193,9 +212,13 @@ def claims(runs, spec) -> list[Claim]:
             out += debiased_claims(row, d, n)
         for row in at[(at["J"] == 0) & (at["tuned_order"] == 0)].itertuples():
             out.append(plain_claim(row, d, n))
-        tags = set(at.loc[at["J"] == 0, "lifetime_tag"]) & set(at.loc[at["J"] == 1, "lifetime_tag"])
-        for tag in sorted(tags):
-            out += wider_claims(long, d, n, tag)
+        for row in at.itertuples():
+            out.append(variance_claim(row, d, n))
+        plain_tags = set(at.loc[at["J"] == 0, "lifetime_tag"])
+        debiased = at.loc[at["J"] == 1, ["lifetime_tag", "scales"]].drop_duplicates()
+        for tag, scales in debiased.itertuples(index=False):
+            if tag in plain_tags:
+                out += wider_claims(long, d, n, tag, scales)
     return out
 
 
@@ -204,7 +227,7 @@ def debiased_claims(row, d: int, n: int) -> list[Claim]:
     weaker: not below), and a bias negligible against the sd."""
     k = int(row.replications)
     se = math.sqrt(NOMINAL * (1 - NOMINAL) / k)
-    key = f"d{d}_n{n}_{row.lifetime_tag}"
+    key = case_key(row, d, n)
     values = {"coverage": row.coverage_mu, "se": row.coverage_mu_se, "replications": k, "width": row.width,
               "bias": row.bias, "sd": row.sd, "lifetime": row.lifetime}  # fmt: skip
     measured = f"coverage {row.coverage_mu:.3f} ± {row.coverage_mu_se:.3f} over {k} replications"
@@ -243,6 +266,30 @@ def debiased_claims(row, d: int, n: int) -> list[Claim]:
     return [printed, weaker, negligible]
 
 
+def case_key(row, d: int, n: int) -> str:
+    """The claims' key of a summary row: "d1_n1000_oracle", "d2_n1000_polynomial0_a1p05"."""
+    scales = f"_{row.scales.replace('.', 'p')}" if row.scales else ""
+    return f"d{d}_n{n}_{row.lifetime_tag}{scales}"
+
+
+def variance_claim(row, d: int, n: int) -> Claim:
+    """The variance estimator is consistent: the mean estimated standard error matches the estimate's sd."""
+    k = int(row.replications)
+    ratio = row.std_hat / row.sd
+    slack = VARIANCE_TOLERANCE + 1.96 / math.sqrt(2 * k)  # the sd's own Monte Carlo error, relative: 1 / sqrt(2k)
+    return Claim(
+        f"d = {d}, n = {n}, {row.label}: the variance estimator is consistent: the mean estimated standard error "
+        f"is within {VARIANCE_TOLERANCE:.0%} of the estimate's sd over the replications, plus the sd's Monte Carlo "
+        f"error ({1.96 / math.sqrt(2 * k):.3f}; the project's threshold)",
+        abs(ratio - 1) <= slack,
+        f"mean estimated se {row.std_hat:.4f}, sd {row.sd:.4f}: ratio {ratio:.3f}",
+        key=f"variance_estimator_j{row.J}_{case_key(row, d, n)}",
+        quote=QUOTE_VARIANCE if row.J == 0 else QUOTE_VARIANCE_DEBIASED,
+        where=WHERE_VARIANCE if row.J == 0 else WHERE_VARIANCE_DEBIASED,
+        values={"ratio": ratio, "std_hat": row.std_hat, "sd": row.sd},
+    )
+
+
 def plain_claim(row, d: int, n: int) -> Claim:
     """J = 0 at its MSE-optimal lifetime (bias and sd of one order): its interval covers mu(x) below nominal."""
     upper = row.coverage_mu + Z_BETTER * row.coverage_mu_se
@@ -253,18 +300,19 @@ def plain_claim(row, d: int, n: int) -> Claim:
         upper < NOMINAL,
         f"coverage {row.coverage_mu:.3f} ± {row.coverage_mu_se:.3f} (upper end {upper:.3f}); |bias| / sd "
         f"{abs(row.bias) / row.sd:.3f}",
-        key=f"plain_undercovers_d{d}_n{n}_{row.lifetime_tag}",
+        key=f"plain_undercovers_{case_key(row, d, n)}",
         quote=QUOTE_PLAIN,
         where=WHERE_PLAIN,
         values={"coverage": row.coverage_mu, "upper": upper, "bias_over_sd": abs(row.bias) / row.sd},
     )
 
 
-def wider_claims(long: pd.DataFrame, d: int, n: int, tag: str) -> list[Claim]:
+def wider_claims(long: pd.DataFrame, d: int, n: int, tag: str, scales: str) -> list[Claim]:
     """J = 1 against J = 0 at the same lifetime, paired over replications: a wider interval and a larger error."""
-    width, width_se, k = paired(long, d, n, tag, lambda f, s: f[f"width{s}"])
-    error, error_se, _ = paired(long, d, n, tag, lambda f, s: (f[f"estimate{s}"] - f[f"mu{s}"]) ** 2)
-    where = f"d = {d}, n = {n}, lifetime {tag}"
+    width, width_se, k = paired(long, d, n, tag, scales, lambda f, s: f[f"width{s}"])
+    error, error_se, _ = paired(long, d, n, tag, scales, lambda f, s: (f[f"estimate{s}"] - f[f"mu{s}"]) ** 2)
+    where = f"d = {d}, n = {n}, lifetime {tag}" + (f", scales {scales}" if scales else "")
+    tag = tag + (f"_{scales.replace('.', 'p')}" if scales else "")
     return [
         Claim(
             f"{where}: the debiased forest's (J = 1) 95% interval is wider than the plain one's (J = 0) at the same "

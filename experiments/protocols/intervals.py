@@ -11,8 +11,9 @@ and the fresh Y (a prediction interval's). Replication r of a trial of seed s dr
 The methods (``method``):
 
 - ``mondrian``: MGS20's purely random Mondrian forest on [0, 1]^d with CKU's debiasing of order ``debias_order``
-  (J = 0 is the plain forest) and their normal interval for mu(x) (``predict_interval``; ``predict(X,
-  return_std=True)`` its standard error); ``lifetime`` a number, the library's name of CKU's lifetime rule
+  (J = 0 is the plain forest; lifetimes a_r lambda with a_r = ``debias_ratio``^r, None the library's default) and
+  their normal interval for mu(x) (``predict_interval``; ``predict(X, return_std=True)`` its standard error);
+  ``lifetime`` a number, the library's name of CKU's lifetime rule
   ("polynomial"), or "amse_optimal": the infeasible lifetime minimizing the asymptotic MSE of the plain forest at x,
   from this design's constants (`amse_optimal_lifetime`). A rule is tuned for the debiasing order
   ``lifetime_order`` (the forest's own by default): CKU's inference recipe (their Sec. 6) runs the forest of order J
@@ -65,15 +66,17 @@ def tuned_lifetime(lifetime, lifetime_order: int | None, debias_order: int, X, y
     return float(tuned.fit(X, y).lifetime_)
 
 
-def estimator(method: str, debias_order: int, lifetime, n_estimators: int, random_state: int):
-    """A fresh estimator of ``method`` with ``predict`` and ``predict_interval(X, alpha)``."""
+def estimator(method: str, debias_order: int, lifetime, n_estimators: int, random_state: int, debias_ratio=None):
+    """A fresh estimator of ``method`` with ``predict`` and ``predict_interval(X, alpha)``; a Mondrian forest's
+    lifetime scales a_r = debias_ratio^r (None: the library's default)."""
     if method == "mondrian":
+        scales = None if debias_ratio is None else debias_ratio ** np.arange(debias_order + 1, dtype=float)
         return MondrianPartitionForestRegressor(
-            n_estimators, lifetime=lifetime, debias_order=debias_order, domain="unit", random_state=random_state,
-            n_jobs=1,
+            n_estimators, lifetime=lifetime, debias_order=debias_order, debias_scales=scales, domain="unit",
+            random_state=random_state, n_jobs=1,
         )  # fmt: skip
-    if debias_order:
-        raise ValueError(f"debias_order applies to method 'mondrian' only, not {method!r}")
+    if debias_order or debias_ratio is not None:
+        raise ValueError(f"debias_order and debias_ratio apply to method 'mondrian' only, not {method!r}")
     if method == "forest_spread":
         return ForestSpreadRegressor(n_estimators, random_state=random_state, n_jobs=1)
     if method == "split_conformal":
@@ -98,6 +101,7 @@ def run(
     seed: int,
     method: str = "mondrian",
     debias_order: int = 0,
+    debias_ratio: float | None = None,
     lifetime: float | str = AMSE_OPTIMAL,
     lifetime_order: int | None = None,
     n_estimators: int = 800,
@@ -118,7 +122,7 @@ def run(
         )
     fixed = amse_optimal_lifetime(dim, n_samples, noise) if lifetime == AMSE_OPTIMAL else lifetime
     warm = np.random.default_rng([seed, replications]).uniform(size=(50, dim))  # compile before the clock
-    estimator(method, debias_order, fixed, 2, 0).fit(warm, regression_function(warm)).predict(point)
+    estimator(method, debias_order, fixed, 2, 0, debias_ratio).fit(warm, regression_function(warm)).predict(point)
     rows = []
     for r in progress(range(replications), desc=f"intervals {method} J={debias_order}", leave=False, mininterval=2.0):
         rng = np.random.default_rng([seed, r])
@@ -126,7 +130,7 @@ def run(
         y = regression_function(X) + noise * rng.standard_normal(n_samples)
         y_new = mu + noise * rng.standard_normal()
         tuned = tuned_lifetime(fixed, lifetime_order, debias_order, X, y) if method == "mondrian" else fixed
-        model = estimator(method, debias_order, tuned, n_estimators, int(rng.integers(2**31)))
+        model = estimator(method, debias_order, tuned, n_estimators, int(rng.integers(2**31)), debias_ratio)
         row = replicate(model, X, y, point, alpha)
         lifetime_used = float(getattr(model, "lifetime_", math.nan))
         rows.append({"replication": r, "mu": mu, "y_new": y_new, "lifetime": lifetime_used, **row})

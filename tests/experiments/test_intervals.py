@@ -94,7 +94,7 @@ def test_every_method_of_a_seed_meets_the_same_samples_and_the_trial_is_determin
 def test_errors_are_clear():
     with pytest.raises(ValueError, match="unknown method 'bagging'"):
         intervals.run(seed=0, method="bagging", replications=1, n_samples=20)
-    with pytest.raises(ValueError, match="debias_order applies to method 'mondrian' only"):
+    with pytest.raises(ValueError, match="debias_order and debias_ratio apply to method 'mondrian' only"):
         intervals.run(seed=0, method="forest_spread", debias_order=1, replications=1, n_samples=20)
     with pytest.raises(ValueError, match="replications must be at least 1"):
         intervals.run(seed=0, method="forest_spread", replications=0)
@@ -113,6 +113,7 @@ def runs_with(debiased_half_width: float, debiased_bias: float = 0.0) -> list[Ru
     plain = gaussian_replications(K, z, bias=0.05, seed=1)
     debiased = gaussian_replications(K, debiased_half_width, bias=debiased_bias, seed=2)
     debiased["estimate"] = 1.0 + debiased_bias + 1.3 * (debiased["estimate"] - 1.0 - debiased_bias)
+    debiased["std"] = 0.13
     debiased["lower"], debiased["upper"] = (
         debiased["estimate"] - debiased_half_width * 0.13,
         debiased["estimate"] + debiased_half_width * 0.13,
@@ -138,6 +139,8 @@ def test_claims_hold_on_a_valid_debiased_interval_and_fail_on_wrong_numbers():
         "debiased_coverage_not_below_d1_n1000_oracle",
         "negligible_bias_d1_n1000_oracle",
         "plain_undercovers_d1_n1000_oracle",
+        "variance_estimator_j0_d1_n1000_oracle",
+        "variance_estimator_j1_d1_n1000_oracle",
         "wider_debiased_d1_n1000_oracle",
         "larger_error_debiased_d1_n1000_oracle",
     }
@@ -155,6 +158,10 @@ def test_claims_hold_on_a_valid_debiased_interval_and_fail_on_wrong_numbers():
     assert not biased["negligible_bias_d1_n1000_oracle"].passed
     # a debiased interval narrower than the plain one fails the width claim
     assert not by_key(cku23_coverage.claims(runs_with(1.0), None))["wider_debiased_d1_n1000_oracle"].passed
+    # a standard error 20% short of the sd fails the variance estimator's claim
+    runs = runs_with(norm.ppf(0.975))
+    runs[1].tables["replications"]["std"] = 0.8 * 0.13
+    assert not by_key(cku23_coverage.claims(runs, None))["variance_estimator_j1_d1_n1000_oracle"].passed
 
 
 def test_the_plain_claim_fails_when_the_plain_interval_covers_at_nominal():
