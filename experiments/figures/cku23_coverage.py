@@ -80,13 +80,18 @@ def tuned_order(run) -> int:
     return int(settings.get("debias_order", 0) if order is None else order)
 
 
-def lifetime_tag(run) -> str:
-    """How the run's Mondrian lifetime was set: "oracle" (the plain forest's AMSE-optimal), the rule's name and the
-    order it is tuned for ("polynomial0"), or the number."""
-    lifetime = run.protocol["lifetime"]
+def forest_tag(run) -> str:
+    """What the run's Mondrian forests of every order share: how their lifetime was set ("oracle", the plain
+    forest's AMSE-optimal; the rule's name and the order it is tuned for, "polynomial0"; or the number), their trees
+    per forest and, when not 0, their empty cells' prediction: "oracle_b1000", "polynomial0_b32_mean"."""
+    settings = run.protocol
+    lifetime = settings["lifetime"]
     if lifetime == AMSE_OPTIMAL:
-        return "oracle"
-    return f"{lifetime}{tuned_order(run)}" if isinstance(lifetime, str) else f"{float(lifetime):g}"
+        tag = "oracle"
+    else:
+        tag = f"{lifetime}{tuned_order(run)}" if isinstance(lifetime, str) else f"{float(lifetime):g}".replace(".", "p")
+    empty = settings.get("empty_value", 0.0)
+    return f"{tag}_b{int(settings['n_estimators'])}" + ("" if empty == 0 else f"_{empty}".replace(".", "p"))
 
 
 def scales_tag(run) -> str:
@@ -108,7 +113,10 @@ def method_label(run) -> str:
     else:
         tuned = f"lam = {float(lifetime):g}"
     scales = f", a_r = {float(run.protocol['debias_ratio']):g}^r" if scales_tag(run) else ""
-    return f"Mondrian J = {int(run.protocol['debias_order'])}, {tuned}{scales}"
+    empty = run.protocol.get("empty_value", 0.0)
+    empty = "" if empty == 0 else f", empty cells: {empty}"
+    trees = int(run.protocol["n_estimators"])
+    return f"Mondrian J = {int(run.protocol['debias_order'])}, {tuned}, B = {trees}{scales}{empty}"
 
 
 def replications(runs) -> pd.DataFrame:
@@ -122,7 +130,7 @@ def replications(runs) -> pd.DataFrame:
                 n=int(settings["n_samples"]),
                 method=settings["method"],
                 J=int(settings.get("debias_order", 0)),
-                lifetime_tag=lifetime_tag(run),
+                forest_tag=forest_tag(run),
                 tuned_order=tuned_order(run) if settings["method"] == "mondrian" else -1,
                 scales=scales_tag(run),
                 label=method_label(run),
@@ -134,7 +142,7 @@ def replications(runs) -> pd.DataFrame:
 
 def summary(long: pd.DataFrame) -> pd.DataFrame:
     """Per (d, n, label): `summarize` over the replications of all its seeds."""
-    keys = ["d", "n", "label", "method", "J", "lifetime_tag", "tuned_order", "scales"]
+    keys = ["d", "n", "label", "method", "J", "forest_tag", "tuned_order", "scales"]
     rows = [dict(zip(keys, key, strict=True)) | summarize(group) for key, group in long.groupby(keys, sort=True)]
     return pd.DataFrame(rows)
 
@@ -193,9 +201,7 @@ def plot(runs, spec) -> Drawing:
 def paired(long: pd.DataFrame, d: int, n: int, tag: str, scales: str, value) -> tuple[float, float, int]:
     """Mean and standard error of value(J = 1 row) - value(J = 0 row) over the replications both Mondrian forests at
     lifetime ``tag`` ran on the same data (same seed and replication), and their number."""
-    mondrian = long[
-        (long["method"] == "mondrian") & (long["d"] == d) & (long["n"] == n) & (long["lifetime_tag"] == tag)
-    ]
+    mondrian = long[(long["method"] == "mondrian") & (long["d"] == d) & (long["n"] == n) & (long["forest_tag"] == tag)]
     keys = ["seed", "replication"]
     debiased = mondrian[(mondrian["J"] == 1) & (mondrian["scales"] == scales)]
     both = debiased.merge(mondrian[mondrian["J"] == 0], on=keys, suffixes=("_1", "_0"))
@@ -214,8 +220,8 @@ def claims(runs, spec) -> list[Claim]:
             out.append(plain_claim(row, d, n))
         for row in at.itertuples():
             out.append(variance_claim(row, d, n))
-        plain_tags = set(at.loc[at["J"] == 0, "lifetime_tag"])
-        debiased = at.loc[at["J"] == 1, ["lifetime_tag", "scales"]].drop_duplicates()
+        plain_tags = set(at.loc[at["J"] == 0, "forest_tag"])
+        debiased = at.loc[at["J"] == 1, ["forest_tag", "scales"]].drop_duplicates()
         for tag, scales in debiased.itertuples(index=False):
             if tag in plain_tags:
                 out += wider_claims(long, d, n, tag, scales)
@@ -269,7 +275,7 @@ def debiased_claims(row, d: int, n: int) -> list[Claim]:
 def case_key(row, d: int, n: int) -> str:
     """The claims' key of a summary row: "d1_n1000_oracle", "d2_n1000_polynomial0_a1p05"."""
     scales = f"_{row.scales.replace('.', 'p')}" if row.scales else ""
-    return f"d{d}_n{n}_{row.lifetime_tag}{scales}"
+    return f"d{d}_n{n}_{row.forest_tag}{scales}"
 
 
 def variance_claim(row, d: int, n: int) -> Claim:

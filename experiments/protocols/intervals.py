@@ -40,6 +40,7 @@ from mondrian import MondrianPartitionForestRegressor
 
 METHODS = ("mondrian", "forest_spread", "split_conformal")
 AMSE_OPTIMAL = "amse_optimal"
+EMPTY_MEAN = "mean"  # an empty cell predicts the training labels' mean (the authors' code), not 0 (their text's 0/0)
 # the constant of the plain forest's variance at an interior x, per dimension: lam^d sigma^2 / (n f(x)) times its d-th
 # power ((4 - 4 log 2) / 3 = 0.4091)
 VARIANCE_CONSTANT = (4 - 4 * math.log(2)) / 3
@@ -66,22 +67,26 @@ def tuned_lifetime(lifetime, lifetime_order: int | None, debias_order: int, X, y
     return float(tuned.fit(X, y).lifetime_)
 
 
-def estimator(method: str, debias_order: int, lifetime, n_estimators: int, random_state: int, debias_ratio=None):
-    """A fresh estimator of ``method`` with ``predict`` and ``predict_interval(X, alpha)``; a Mondrian forest's
-    lifetime scales a_r = debias_ratio^r (None: the library's default)."""
+def estimator(method: str, n_estimators: int, random_state: int, **mondrian):
+    """A fresh estimator of ``method`` with ``predict`` and ``predict_interval(X, alpha)``. A Mondrian forest's
+    settings (``mondrian``): ``debias_order``, ``lifetime``, ``empty_value`` (its empty cells' prediction) and
+    ``debias_ratio`` (its lifetime scales a_r = debias_ratio^r; None: the library's default)."""
     if method == "mondrian":
-        scales = None if debias_ratio is None else debias_ratio ** np.arange(debias_order + 1, dtype=float)
+        ratio, order = mondrian.pop("debias_ratio", None), mondrian.get("debias_order", 0)
+        scales = None if ratio is None else ratio ** np.arange(order + 1, dtype=float)
         return MondrianPartitionForestRegressor(
-            n_estimators, lifetime=lifetime, debias_order=debias_order, debias_scales=scales, domain="unit",
-            random_state=random_state, n_jobs=1,
-        )  # fmt: skip
-    if debias_order or debias_ratio is not None:
-        raise ValueError(f"debias_order and debias_ratio apply to method 'mondrian' only, not {method!r}")
+            n_estimators, debias_scales=scales, domain="unit", random_state=random_state, n_jobs=1, **mondrian
+        )
     if method == "forest_spread":
         return ForestSpreadRegressor(n_estimators, random_state=random_state, n_jobs=1)
     if method == "split_conformal":
         return SplitConformalForest(n_estimators, random_state=random_state)
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+def mondrian_settings(method: str, **settings) -> dict:
+    """``settings`` for a Mondrian forest, nothing for another method."""
+    return settings if method == "mondrian" else {}
 
 
 def replicate(model, X, y, point: np.ndarray, alpha: float) -> dict:
@@ -102,6 +107,7 @@ def run(
     method: str = "mondrian",
     debias_order: int = 0,
     debias_ratio: float | None = None,
+    empty_value: float | str = 0.0,
     lifetime: float | str = AMSE_OPTIMAL,
     lifetime_order: int | None = None,
     n_estimators: int = 800,
@@ -120,9 +126,15 @@ def run(
         raise ValueError(
             f"lifetime 'amse_optimal' is tuned for the plain forest: lifetime_order 0, not {lifetime_order}"
         )
+    if method != "mondrian" and (debias_order or debias_ratio is not None):
+        raise ValueError(f"debias_order and debias_ratio apply to method 'mondrian' only, not {method!r}")
+    if isinstance(empty_value, str) and empty_value != EMPTY_MEAN:
+        raise ValueError(f"empty_value must be a number or {EMPTY_MEAN!r}, got {empty_value!r}")
     fixed = amse_optimal_lifetime(dim, n_samples, noise) if lifetime == AMSE_OPTIMAL else lifetime
+    order = {"debias_order": debias_order, "debias_ratio": debias_ratio}
     warm = np.random.default_rng([seed, replications]).uniform(size=(50, dim))  # compile before the clock
-    estimator(method, debias_order, fixed, 2, 0, debias_ratio).fit(warm, regression_function(warm)).predict(point)
+    settings = mondrian_settings(method, **order, lifetime=fixed, empty_value=0.0)
+    estimator(method, 2, 0, **settings).fit(warm, regression_function(warm))
     rows = []
     for r in progress(range(replications), desc=f"intervals {method} J={debias_order}", leave=False, mininterval=2.0):
         rng = np.random.default_rng([seed, r])
@@ -130,7 +142,9 @@ def run(
         y = regression_function(X) + noise * rng.standard_normal(n_samples)
         y_new = mu + noise * rng.standard_normal()
         tuned = tuned_lifetime(fixed, lifetime_order, debias_order, X, y) if method == "mondrian" else fixed
-        model = estimator(method, debias_order, tuned, n_estimators, int(rng.integers(2**31)), debias_ratio)
+        empty = float(y.mean()) if empty_value == EMPTY_MEAN else float(empty_value)
+        settings = mondrian_settings(method, **order, lifetime=tuned, empty_value=empty)
+        model = estimator(method, n_estimators, int(rng.integers(2**31)), **settings)
         row = replicate(model, X, y, point, alpha)
         lifetime_used = float(getattr(model, "lifetime_", math.nan))
         rows.append({"replication": r, "mu": mu, "y_new": y_new, "lifetime": lifetime_used, **row})

@@ -96,12 +96,17 @@ def test_errors_are_clear():
         intervals.run(seed=0, method="bagging", replications=1, n_samples=20)
     with pytest.raises(ValueError, match="debias_order and debias_ratio apply to method 'mondrian' only"):
         intervals.run(seed=0, method="forest_spread", debias_order=1, replications=1, n_samples=20)
+    with pytest.raises(ValueError, match="empty_value must be a number or 'mean', got 'median'"):
+        intervals.run(seed=0, method="mondrian", empty_value="median", replications=1, n_samples=20)
+    with pytest.raises(ValueError, match="lifetime 'amse_optimal' is tuned for the plain forest"):
+        intervals.run(seed=0, method="mondrian", lifetime_order=1, replications=1, n_samples=20)
     with pytest.raises(ValueError, match="replications must be at least 1"):
         intervals.run(seed=0, method="forest_spread", replications=0)
 
 
 def record(method: str, J: int, table: pd.DataFrame, seed: int = 0, lifetime="amse_optimal") -> RunRecord:
     settings = {"method": method, "debias_order": J, "lifetime": lifetime, "dim": 1, "n_samples": 1000}
+    settings |= {"n_estimators": 1000, "empty_value": 0.0}
     trial = {"protocol": {"run": settings}, "seed": seed}
     return RunRecord(f"{method}{J}", "trial", trial, {}, pd.DataFrame({"step": []}), {"replications": table})
 
@@ -135,39 +140,39 @@ def test_claims_hold_on_a_valid_debiased_interval_and_fail_on_wrong_numbers():
     assert_keyed(claims)
     found = by_key(claims)
     assert set(found) == {
-        "debiased_coverage_d1_n1000_oracle",
-        "debiased_coverage_not_below_d1_n1000_oracle",
-        "negligible_bias_d1_n1000_oracle",
-        "plain_undercovers_d1_n1000_oracle",
-        "variance_estimator_j0_d1_n1000_oracle",
-        "variance_estimator_j1_d1_n1000_oracle",
-        "wider_debiased_d1_n1000_oracle",
-        "larger_error_debiased_d1_n1000_oracle",
+        "debiased_coverage_d1_n1000_oracle_b1000",
+        "debiased_coverage_not_below_d1_n1000_oracle_b1000",
+        "negligible_bias_d1_n1000_oracle_b1000",
+        "plain_undercovers_d1_n1000_oracle_b1000",
+        "variance_estimator_j0_d1_n1000_oracle_b1000",
+        "variance_estimator_j1_d1_n1000_oracle_b1000",
+        "wider_debiased_d1_n1000_oracle_b1000",
+        "larger_error_debiased_d1_n1000_oracle_b1000",
     }
     assert all(claim.passed for claim in claims), [str(c) for c in claims if not c.passed]
     # an interval of half-width 1.5 sd covers 0.866: both readings fail
     narrow = by_key(cku23_coverage.claims(runs_with(1.5), None))
-    assert not narrow["debiased_coverage_d1_n1000_oracle"].passed
-    assert not narrow["debiased_coverage_not_below_d1_n1000_oracle"].passed
+    assert not narrow["debiased_coverage_d1_n1000_oracle_b1000"].passed
+    assert not narrow["debiased_coverage_not_below_d1_n1000_oracle_b1000"].passed
     # one of 2.5 sd covers 0.988: too much for the printed reading, not for the weaker one
     wide = by_key(cku23_coverage.claims(runs_with(2.5), None))
-    assert not wide["debiased_coverage_d1_n1000_oracle"].passed
-    assert wide["debiased_coverage_not_below_d1_n1000_oracle"].passed
+    assert not wide["debiased_coverage_d1_n1000_oracle_b1000"].passed
+    assert wide["debiased_coverage_not_below_d1_n1000_oracle_b1000"].passed
     # a bias of 0.4 sd is not negligible
     biased = by_key(cku23_coverage.claims(runs_with(norm.ppf(0.975), debiased_bias=0.052), None))
-    assert not biased["negligible_bias_d1_n1000_oracle"].passed
+    assert not biased["negligible_bias_d1_n1000_oracle_b1000"].passed
     # a debiased interval narrower than the plain one fails the width claim
-    assert not by_key(cku23_coverage.claims(runs_with(1.0), None))["wider_debiased_d1_n1000_oracle"].passed
+    assert not by_key(cku23_coverage.claims(runs_with(1.0), None))["wider_debiased_d1_n1000_oracle_b1000"].passed
     # a standard error 20% short of the sd fails the variance estimator's claim
     runs = runs_with(norm.ppf(0.975))
     runs[1].tables["replications"]["std"] = 0.8 * 0.13
-    assert not by_key(cku23_coverage.claims(runs, None))["variance_estimator_j1_d1_n1000_oracle"].passed
+    assert not by_key(cku23_coverage.claims(runs, None))["variance_estimator_j1_d1_n1000_oracle_b1000"].passed
 
 
 def test_the_plain_claim_fails_when_the_plain_interval_covers_at_nominal():
     runs = runs_with(norm.ppf(0.975))
     runs[0] = record("mondrian", 0, intervals.covered(gaussian_replications(K, norm.ppf(0.975), seed=1)))
-    assert not by_key(cku23_coverage.claims(runs, None))["plain_undercovers_d1_n1000_oracle"].passed
+    assert not by_key(cku23_coverage.claims(runs, None))["plain_undercovers_d1_n1000_oracle_b1000"].passed
 
 
 def test_the_drawing_tabulates_every_method():
