@@ -55,7 +55,7 @@ QUOTE_WIDER = (
 WHERE_WIDER = "CKU23 Sec. 5 (Debiased Mondrian random forests), after Theorem 'Feasible confidence intervals using a debiased Mondrian random forest'"  # noqa: E501
 
 SHOWN = ("d", "n", "label", "replications", "coverage_mu", "coverage_mu_se", "coverage_y", "coverage_y_se", "width",
-         "bias", "sd", "rmse", "std_hat", "lifetime")  # fmt: skip
+         "bias", "sd", "rmse", "std_hat", "lifetime", "empty_share")  # fmt: skip
 QUOTE_VARIANCE = (
     "In Theorem~\\ref{thm:variance_estimation} we show that this variance estimator is consistent and establish its "
     "rate of convergence."
@@ -240,7 +240,8 @@ def debiased_claims(row, d: int, n: int) -> list[Claim]:
     se = math.sqrt(NOMINAL * (1 - NOMINAL) / k)
     key = case_key(row, d, n)
     values = {"coverage": row.coverage_mu, "se": row.coverage_mu_se, "replications": k, "width": row.width,
-              "bias": row.bias, "sd": row.sd, "lifetime": row.lifetime}  # fmt: skip
+              "bias": row.bias, "sd": row.sd, "lifetime": row.lifetime, "std_hat": row.std_hat,
+              "empty_share": row.empty_share}  # fmt: skip
     measured = f"coverage {row.coverage_mu:.3f} ± {row.coverage_mu_se:.3f} over {k} replications"
     where = f"d = {d}, n = {n}, {row.label}"
     printed = Claim(
@@ -297,7 +298,7 @@ def variance_claim(row, d: int, n: int) -> Claim:
         key=f"variance_estimator_j{row.J}_{case_key(row, d, n)}",
         quote=QUOTE_VARIANCE if row.J == 0 else QUOTE_VARIANCE_DEBIASED,
         where=WHERE_VARIANCE if row.J == 0 else WHERE_VARIANCE_DEBIASED,
-        values={"ratio": ratio, "std_hat": row.std_hat, "sd": row.sd},
+        values={"ratio": ratio, "std_hat": row.std_hat, "sd": row.sd, "empty_share": row.empty_share},
     )
 
 
@@ -314,7 +315,15 @@ def plain_claim(row, d: int, n: int) -> Claim:
         key=f"plain_undercovers_{case_key(row, d, n)}",
         quote=QUOTE_PLAIN,
         where=WHERE_PLAIN,
-        values={"coverage": row.coverage_mu, "upper": upper, "bias_over_sd": abs(row.bias) / row.sd},
+        values={
+            "coverage": row.coverage_mu,
+            "upper": upper,
+            "bias_over_sd": abs(row.bias) / row.sd,
+            "bias": row.bias,
+            "sd": row.sd,
+            "std_hat": row.std_hat,
+            "empty_share": row.empty_share,
+        },
     )
 
 

@@ -99,7 +99,10 @@ def replicate(model, X, y, point: np.ndarray, alpha: float) -> dict:
         mean, sd = model.predict(point, return_std=True)
         estimate, std = float(mean[0]), float(sd[0])
     lower, upper = model.predict_interval(point, alpha=alpha)[0]
-    return {"estimate": estimate, "std": std, "lower": lower, "upper": upper, "seconds": time.perf_counter() - start}
+    seconds = time.perf_counter() - start
+    # a Mondrian forest's share of trees (at its base lifetime) whose cell at x holds no training point
+    empty = float(model.empty_fraction(point)[0]) if hasattr(model, "empty_fraction") else math.nan
+    return {"estimate": estimate, "std": std, "lower": lower, "upper": upper, "empty_share": empty, "seconds": seconds}
 
 
 def run(
@@ -163,10 +166,12 @@ def covered(table: pd.DataFrame) -> pd.DataFrame:
 
 def summarize(table: pd.DataFrame) -> dict[str, float]:
     """Coverage of mu(x) and of the fresh Y with their Monte Carlo standard errors, mean width, and the estimate's
-    bias, sd and RMSE against mu(x), the mean estimated standard error, over the rows of ``table`` (`covered`'s)."""
+    bias, sd and RMSE against mu(x), the mean estimated standard error and share of empty cells at x, over the rows
+    of ``table`` (`covered`'s)."""
     k = len(table)
     error = table["estimate"] - table["mu"]
     out = {"replications": float(k), "width": float(table["width"].mean()), "std_hat": float(table["std"].mean())}
+    out["empty_share"] = float(table["empty_share"].mean())
     for target in ("mu", "y"):
         p = float(table[f"covers_{target}"].mean())
         out |= {f"coverage_{target}": p, f"coverage_{target}_se": math.sqrt(p * (1 - p) / k)}

@@ -31,6 +31,7 @@ def gaussian_replications(k: int, half_width_in_sd: float, bias: float = 0.0, se
             "std": sd,
             "lower": estimate - half_width_in_sd * sd,
             "upper": estimate + half_width_in_sd * sd,
+            "empty_share": 0.0,
             "seconds": 0.0,
         }
     )
