@@ -70,15 +70,12 @@ BASELINES = {"forest_spread": "RF trees' spread", "split_conformal": "split conf
 
 
 def tuned_order(run) -> int:
-    """The debiasing order the run's lifetime is tuned for: 0 for the oracle, the protocol's ``lifetime_order`` (by
-    default the forest's own) for a rule; -1 for a fixed number (tuned for none)."""
-    settings = run.protocol
-    if settings["lifetime"] == AMSE_OPTIMAL:
+    """The debiasing order the run's lifetime is tuned for: 0 for the oracle, J - 1 (0 at J = 0) for the library's
+    rule (CKU's inference recipe), -1 for a fixed number (tuned for none)."""
+    lifetime = run.protocol["lifetime"]
+    if lifetime == AMSE_OPTIMAL:
         return 0
-    if not isinstance(settings["lifetime"], str):
-        return -1
-    order = settings.get("lifetime_order")
-    return int(settings.get("debias_order", 0) if order is None else order)
+    return max(int(run.protocol.get("debias_order", 0)) - 1, 0) if isinstance(lifetime, str) else -1
 
 
 def forest_tag(run) -> str:

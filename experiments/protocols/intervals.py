@@ -15,10 +15,9 @@ The methods (``method``):
   their normal interval for mu(x) (``predict_interval``; ``predict(X, return_std=True)`` its standard error);
   ``lifetime`` a number, the library's name of CKU's lifetime rule
   ("polynomial"), or "amse_optimal": the infeasible lifetime minimizing the asymptotic MSE of the plain forest at x,
-  from this design's constants (`amse_optimal_lifetime`). A rule is tuned for the debiasing order
-  ``lifetime_order`` (the forest's own by default): CKU's inference recipe (their Sec. 6) runs the forest of order J
-  at the lifetime their rule selects for order J - 1, read here from a one-tree forest of that order fitted on the
-  same sample (the rule reads the data, not the trees). "amse_optimal" is tuned for order 0.
+  from this design's constants (`amse_optimal_lifetime`), which the forest of every order runs at: CKU's inference
+  recipe (their Sec. 6) runs the forest of order J at the lifetime tuned for order J - 1, as the library's
+  "polynomial" does.
 - ``forest_spread``: scikit-learn's random forest, mean +- z * std of its trees' predictions
   (experiments.baselines.ForestSpreadRegressor): neither a confidence nor a prediction interval.
 - ``split_conformal``: MAPIE's split-conformal interval around a random forest
@@ -56,15 +55,6 @@ def amse_optimal_lifetime(dim: int, n_samples: int, noise: float) -> float:
     knows mu and the noise): its bias -pi^2 d / (2 lam^2) (sum_j d^2 mu / dx_j^2 / (2 lam^2)) and its variance
     lam^d noise^2 VARIANCE_CONSTANT^d / n make it (pi^4 d n / (noise^2 VARIANCE_CONSTANT^d))^(1 / (4 + d))."""
     return (math.pi**4 * dim * n_samples / (noise**2 * VARIANCE_CONSTANT**dim)) ** (1 / (4 + dim))
-
-
-def tuned_lifetime(lifetime, lifetime_order: int | None, debias_order: int, X, y) -> float | str:
-    """The lifetime to fit with: the rule's name when it is tuned for the forest's own order, else the number the
-    rule selects on (X, y) for order ``lifetime_order``."""
-    if lifetime_order is None or lifetime_order == debias_order or not isinstance(lifetime, str):
-        return lifetime
-    tuned = MondrianPartitionForestRegressor(1, lifetime=lifetime, debias_order=lifetime_order, domain="unit")
-    return float(tuned.fit(X, y).lifetime_)
 
 
 def estimator(method: str, n_estimators: int, random_state: int, **mondrian):
@@ -112,8 +102,7 @@ def run(
     debias_ratio: float | None = None,
     empty_value: float | str = 0.0,
     lifetime: float | str = AMSE_OPTIMAL,
-    lifetime_order: int | None = None,
-    n_estimators: int = 800,
+    n_estimators: int = 1000,
     dim: int = 1,
     n_samples: int = 1000,
     noise: float = 0.3,
@@ -125,18 +114,14 @@ def run(
         raise ValueError(f"replications must be at least 1, got {replications}")
     point = np.full((1, dim), 0.5)
     mu = float(regression_function(point)[0])
-    if lifetime == AMSE_OPTIMAL and lifetime_order not in (None, 0):
-        raise ValueError(
-            f"lifetime 'amse_optimal' is tuned for the plain forest: lifetime_order 0, not {lifetime_order}"
-        )
     if method != "mondrian" and (debias_order or debias_ratio is not None):
         raise ValueError(f"debias_order and debias_ratio apply to method 'mondrian' only, not {method!r}")
     if isinstance(empty_value, str) and empty_value != EMPTY_MEAN:
         raise ValueError(f"empty_value must be a number or {EMPTY_MEAN!r}, got {empty_value!r}")
-    fixed = amse_optimal_lifetime(dim, n_samples, noise) if lifetime == AMSE_OPTIMAL else lifetime
+    base_lifetime = amse_optimal_lifetime(dim, n_samples, noise) if lifetime == AMSE_OPTIMAL else lifetime
     order = {"debias_order": debias_order, "debias_ratio": debias_ratio}
     warm = np.random.default_rng([seed, replications]).uniform(size=(50, dim))  # compile before the clock
-    settings = mondrian_settings(method, **order, lifetime=fixed, empty_value=0.0)
+    settings = mondrian_settings(method, **order, lifetime=base_lifetime, empty_value=0.0)
     estimator(method, 2, 0, **settings).fit(warm, regression_function(warm))
     rows = []
     for r in progress(range(replications), desc=f"intervals {method} J={debias_order}", leave=False, mininterval=2.0):
@@ -144,9 +129,8 @@ def run(
         X = rng.uniform(size=(n_samples, dim))
         y = regression_function(X) + noise * rng.standard_normal(n_samples)
         y_new = mu + noise * rng.standard_normal()
-        tuned = tuned_lifetime(fixed, lifetime_order, debias_order, X, y) if method == "mondrian" else fixed
         empty = float(y.mean()) if empty_value == EMPTY_MEAN else float(empty_value)
-        settings = mondrian_settings(method, **order, lifetime=tuned, empty_value=empty)
+        settings = mondrian_settings(method, **order, lifetime=base_lifetime, empty_value=empty)
         model = estimator(method, n_estimators, int(rng.integers(2**31)), **settings)
         row = replicate(model, X, y, point, alpha)
         lifetime_used = float(getattr(model, "lifetime_", math.nan))

@@ -99,8 +99,6 @@ def test_errors_are_clear():
         intervals.run(seed=0, method="forest_spread", debias_order=1, replications=1, n_samples=20)
     with pytest.raises(ValueError, match="empty_value must be a number or 'mean', got 'median'"):
         intervals.run(seed=0, method="mondrian", empty_value="median", replications=1, n_samples=20)
-    with pytest.raises(ValueError, match="lifetime 'amse_optimal' is tuned for the plain forest"):
-        intervals.run(seed=0, method="mondrian", lifetime_order=1, replications=1, n_samples=20)
     with pytest.raises(ValueError, match="replications must be at least 1"):
         intervals.run(seed=0, method="forest_spread", replications=0)
 
