@@ -27,6 +27,7 @@ NOMINAL = 0.95
 Z_TWO_SIDED = norm.ppf(0.995)  # the printed "-> 1 - alpha" read two-sided at level 1% (the project's)
 Z_ONE_SIDED = norm.ppf(0.99)  # its weaker reading, "not below", one-sided at 1%
 Z_BETTER = norm.ppf(0.95)  # a one-sided 95% bound for "larger" / "below"
+JITTER = 1.025  # the factor between neighbouring methods' positions on the log n axis
 NEGLIGIBLE = 0.25  # |bias| / sd at most this (the project's: it costs at most ~1 point of a 95% interval's coverage)
 
 QUOTE_VALID = (
@@ -114,6 +115,7 @@ def method_label(run) -> str:
     empty = run.protocol.get("empty_value", 0.0)
     empty = "" if empty == 0 else f", empty cells: {empty}"
     trees = int(run.protocol["n_estimators"])
+    trees = "sqrt(n)" if trees == math.ceil(math.sqrt(int(run.protocol["n_samples"]))) else str(trees)  # a series in n
     return f"Mondrian J = {int(run.protocol['debias_order'])}, {tuned}, B = {trees}{scales}{empty}"
 
 
@@ -155,20 +157,21 @@ def plot(runs, spec) -> Drawing:
     dims = sorted(table["d"].unique())
     fig, axes = plt.subplots(3, len(dims), figsize=(max(7.0, 5.2 * len(dims)), 9.5), squeeze=False, sharex=True)
     labels = sorted(table["label"].unique(), key=lambda s: (not s.startswith("Mondrian"), s))
-    colors = dict(zip(labels, plt.cm.tab10.colors, strict=False))
+    colors = dict(zip(labels, plt.cm.tab20.colors, strict=False))
     for column, d in enumerate(dims):
         at_d = table[table["d"] == d]
-        for label in labels:
+        for index, label in enumerate(labels):
             rows = at_d[at_d["label"] == label].sort_values("n")
             if rows.empty:
                 continue
             style = {"color": colors[label], "marker": "o", "capsize": 3, "label": label}
             style["linestyle"] = "-" if label.startswith("Mondrian") else "--"
+            sizes = rows["n"] * JITTER ** (index - (len(labels) - 1) / 2)  # side by side at a shared n
             for row, target in ((0, "mu"), (1, "y")):
                 axes[row, column].errorbar(
-                    rows["n"], rows[f"coverage_{target}"], yerr=1.96 * rows[f"coverage_{target}_se"], **style
+                    sizes, rows[f"coverage_{target}"], yerr=1.96 * rows[f"coverage_{target}_se"], **style
                 )
-            axes[2, column].plot(rows["n"], rows["width"], **{k: v for k, v in style.items() if k != "capsize"})
+            axes[2, column].plot(sizes, rows["width"], **{k: v for k, v in style.items() if k != "capsize"})
         count = at_d["replications"].min()
         for row in (0, 1):
             ax = axes[row, column]
