@@ -157,7 +157,8 @@ def plot(runs, spec) -> Drawing:
     dims = sorted(table["d"].unique())
     fig, axes = plt.subplots(3, len(dims), figsize=(max(7.0, 5.2 * len(dims)), 9.5), squeeze=False, sharex=True)
     labels = sorted(table["label"].unique(), key=lambda s: (not s.startswith("Mondrian"), s))
-    colors = dict(zip(labels, plt.cm.tab20.colors, strict=False))
+    palette = plt.cm.tab20.colors[0::2] + plt.cm.tab20.colors[1::2]  # ten hues, then their light shades
+    colors = dict(zip(labels, palette, strict=False))
     for column, d in enumerate(dims):
         at_d = table[table["d"] == d]
         for index, label in enumerate(labels):

@@ -92,6 +92,23 @@ def test_every_method_of_a_seed_meets_the_same_samples_and_the_trial_is_determin
     assert spread.summary["replications"] == 5 and np.isnan(conformal.summary["std_hat"])
 
 
+def test_the_debiased_forest_runs_at_its_lifetime_and_reports_its_standard_error():
+    settings = {"method": "mondrian", "n_estimators": 10, "dim": 1, "n_samples": 200, "replications": 3, "seed": 1}
+    plain = intervals.run(debias_order=0, **settings).tables["replications"]
+    debiased = intervals.run(debias_order=1, debias_ratio=1.5, **settings).tables["replications"]
+    assert np.allclose(plain["lifetime"], intervals.amse_optimal_lifetime(1, 200, 0.3))
+    assert np.array_equal(plain["y_new"], debiased["y_new"])
+    assert (plain["std"] > 0).all() and not np.allclose(plain["estimate"], debiased["estimate"])
+    z = norm.ppf(0.975)
+    assert np.allclose(debiased["upper"] - debiased["lower"], 2 * z * debiased["std"])
+    rule = intervals.run(debias_order=1, lifetime="polynomial", **settings).tables["replications"]
+    assert rule["lifetime"].nunique() == 3  # chosen from each sample
+    pd.testing.assert_frame_equal(
+        rule.drop(columns="seconds"),
+        intervals.run(debias_order=1, lifetime="polynomial", **settings).tables["replications"].drop(columns="seconds"),
+    )
+
+
 def test_errors_are_clear():
     with pytest.raises(ValueError, match="unknown method 'bagging'"):
         intervals.run(seed=0, method="bagging", replications=1, n_samples=20)
