@@ -44,15 +44,17 @@ FIGURES = {
     "amf-fig6": 1,
     "amf-table2": 2,
     "bsp-fig7": 1,
+    "cku23-coverage": 8,
 }
 # Comparisons of methods on real data whose quick profile (two small streams) is too small for the paper's verdict,
 # theory figures whose printed statements fail by design (theory-cell's Corollary 1) or whose quick seeds are too
 # few for their bounds, and bsp-fig2, whose theorem check runs Algorithm 4 as printed beside the law's rule (the
-# printed rule breaks the statement, at every size): their claims are evaluated and reported, not required to pass.
+# printed rule breaks the statement, at every size), and cku23-coverage, whose quick replications (20 per method) are
+# too few for its binomial tests: their claims are evaluated and reported, not required to pass.
 REPORTED_ONLY = {
     "amf-fig8", "amf-fig9", "amf-fig10", "amf-fig11", "amf-fig12", "lrt14-fig3", "mgs17-fig1", "theory-rates-lipschitz",
     "theory-rates-smooth", "bsp-fig3", "bsp-fig4", "bsp-fig5", "amf-table2", "theory-cell", "theory-adaptive",
-    "theory-fixed-lifetime", "bsp-fig2",
+    "theory-fixed-lifetime", "bsp-fig2", "cku23-coverage",
 }  # fmt: skip
 
 
