@@ -44,6 +44,8 @@ FIGURES = {
     "amf-fig6": 1,
     "amf-table2": 2,
     "bsp-fig7": 1,
+    "lrt16-fig1": 15,
+    "lrt16-table1": 12,
 }
 # Comparisons of methods on real data whose quick profile (two small streams) is too small for the paper's verdict,
 # theory figures whose printed statements fail by design (theory-cell's Corollary 1) or whose quick seeds are too
