@@ -60,8 +60,11 @@ def plot(runs, spec) -> Drawing:
         row[2].set_title(f"{dataset}: calibration", fontsize=10)
         row[2].grid(alpha=0.3)
     seeds = f"{table['seeds'].min()}-{table['seeds'].max()}" if table["seeds"].nunique() > 1 else table["seeds"].max()
-    title_with_legend(fig, axes[0][2], f"LRT16 Table 1 (flight delays): test scores, mean +- 1.96 SE over {seeds} "
-                                       "seeds; calibration curves (coverage of central intervals)")  # fmt: skip
+    title = (
+        f"LRT16 Table 1 (flight delays) on {', '.join(datasets)}: test scores, mean +- 1.96 SE over {seeds} seeds; "
+        "calibration curves (coverage of central intervals)"
+    )
+    title_with_legend(fig, axes[0][2], title)
     return Drawing(fig, {"": Table(table, markdown(table))})
 
 
