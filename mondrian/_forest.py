@@ -103,6 +103,13 @@ def appended(classes: np.ndarray, new: np.ndarray, fixed: bool) -> np.ndarray:
     return grown
 
 
+def with_default_params(estimator, state: dict) -> dict:
+    """A pickled estimator's state with each parameter added since it was pickled (max_nodes, debias_order, ...) at
+    its default, which is what it ran with."""
+    defaults = {name: value.default for name, value in signature(type(estimator).__init__).parameters.items()}
+    return {**state, **{name: defaults[name] for name in estimator._get_param_names() if name not in state}}
+
+
 def weighed(X: np.ndarray, targets: np.ndarray, sample_weight, first: bool, refused: Callable, name: str):
     """The rows to learn, their targets and weights (None: all one, learnt as without weights): the rows of zero
     weight dropped (they teach nothing). Refuses invalid weights (``_check_sample_weight``: of X's length, finite,
@@ -209,10 +216,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
     def __setstate__(self, state):
         if "trees_" in state and "_schedule" not in state:  # pickled before schedules: read the form it kept
             state = {**state, "_schedule": _started_schedule(state)}
-        # a parameter added since the estimator was pickled (max_nodes): its default, which is what it ran with
-        defaults = {name: value.default for name, value in signature(type(self).__init__).parameters.items()}
-        state = {**state, **{name: defaults[name] for name in self._get_param_names() if name not in state}}
-        super().__setstate__(state)
+        super().__setstate__(with_default_params(self, state))
 
     def _in_parameters(self, n_trees: int, schedule: Schedule) -> str:
         """A number of trees and a schedule in the user's parameters (``n_estimators=10, lifetime='increasing',

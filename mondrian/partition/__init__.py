@@ -12,21 +12,29 @@ the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is tak
 step: for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam,
 alpha = clip(sum (y - a)(b - a) / sum (b - a)^2, 0, 1), and the combination of least empirical risk is the
 prediction.
+
+The regressor is also CKU23's (Cattaneo, Klusowski, Underwood, "Inference with Mondrian random forests"): with
+``debias_order`` J > 0 the debiased forest, a generalized jackknife over J + 1 independent forests at lifetimes
+a_r lambda (``_debias``); ``predict(X, return_std=True)`` and ``predict_interval`` their variance estimator and
+confidence interval for mu(x), from the forest's weights of its training points at x (``_weights``); and
+``lifetime="polynomial"`` their lifetime selection with polynomial estimation (``_lifetime``).
 """
 
 from __future__ import annotations
 
 import numbers
-from numbers import Real
+from numbers import Integral, Real
+from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mondrian._forest import unchanged_on_failure, weighed, writeable
+from mondrian._forest import unchanged_on_failure, weighed, with_default_params, writeable
 from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
@@ -41,7 +49,9 @@ from mondrian._validation import (
     check_params,
     tree_streams,
 )
-from mondrian.partition import _cells
+from mondrian.partition import _cells, _weights
+from mondrian.partition._debias import debiasing_weights, default_scales
+from mondrian.partition._lifetime import aimse_lifetime
 from mondrian.tree import MondrianTree
 
 # The largest expected number of cells of a whole partition the forests take by default (only those around the data
@@ -50,6 +60,11 @@ MAX_PARTITION_CELLS = 1e15
 
 DOMAINS = ("auto", "unit", "data")
 ADAPTIVE = "adaptive"
+POLYNOMIAL = "polynomial"  # CKU23's lifetime selection by polynomial estimation
+
+# The most weights of training points (evaluation rows times training points, per forest) the variance estimator holds
+# at once: rows are taken in chunks of about this many weights.
+WEIGHTS_PER_CHUNK = 1 << 22
 
 
 # Why the adaptive lifetime takes whole sample weights only (as copies of their rows).
@@ -123,6 +138,7 @@ class _PartitionForest(BaseEstimator):
     subclass says whether targets are one-hot (``_onehot``), their number of outputs and the empty cells' value."""
 
     _onehot = False
+    _keeps_points = False  # whether each tree keeps its leaves' training points (the regressor's variance estimator)
     _parameter_constraints: ClassVar[dict] = {
         "n_estimators": [POSITIVE_INT],
         # finite: a purely random partition splits without end otherwise
@@ -132,6 +148,9 @@ class _PartitionForest(BaseEstimator):
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
     }
+
+    def __setstate__(self, state):
+        super().__setstate__(with_default_params(self, state))  # a model pickled before a parameter was added
 
     @property
     def _n_outputs(self) -> int:
@@ -154,9 +173,9 @@ class _PartitionForest(BaseEstimator):
             )
         return np.zeros(X.shape[1]), np.ones(X.shape[1])
 
-    def _grow(self, X: np.ndarray, y: np.ndarray, w, lifetime: float, lower, upper, streams) -> None:
-        """Draw the trees at ``lifetime`` on the box [lower, upper] around X, one per random stream, and count every
-        cell's encoded targets y of weights w (None: all one)."""
+    def _grown(self, X: np.ndarray, y: np.ndarray, w, lifetime: float, lower, upper, streams) -> list[MondrianTree]:
+        """Trees drawn at ``lifetime`` on the box [lower, upper] around X, one per random stream, every cell counting
+        its encoded targets y of weights w (None: all one); each keeps its leaves' points if ``_keeps_points``."""
         check_cells(lifetime, lower, upper, self.max_cells)
         trees = [MondrianTree(empty_tree(X.shape[1]), rng, lifetime) for rng in streams]
 
@@ -165,9 +184,16 @@ class _PartitionForest(BaseEstimator):
             tree.nodes, leaves = _cells.sample(tree.nodes, X, lifetime, tree.rng)
             tree.stats = np.zeros((tree.n_nodes, _cells.n_stats(self._n_outputs)))
             _cells.count(tree.nodes, tree.stats, y, self._onehot, leaves, w)
+            if self._keeps_points:
+                _weights.keep(tree, leaves)
 
         for_each(grow, trees, self.n_jobs)
-        self.trees_, self.domain_, self.lifetime_ = trees, (lower, upper), lifetime
+        return trees
+
+    def _grow(self, X: np.ndarray, y: np.ndarray, w, lifetime: float, lower, upper, streams) -> None:
+        """Draw the forest's trees (``_grown``) and keep them with their domain and lifetime."""
+        self.trees_ = self._grown(X, y, w, lifetime, lower, upper, streams)
+        self.domain_, self.lifetime_ = (lower, upper), lifetime
 
     def _weighed(self, X: np.ndarray, y: np.ndarray, sample_weight, reason: str | None = None):
         """``weighed`` rows (``reason``: why the fit cannot weigh a row, None if it can)."""
@@ -202,8 +228,10 @@ class _PartitionForest(BaseEstimator):
     def _nested(self, X, lifetimes, empty_only: bool = False) -> np.ndarray:
         """(lifetimes, rows, outputs): the mean over trees of each cell's mean encoded target, at each lifetime; with
         ``empty_only`` (one output), of the indicator that the cell holds no training point."""
-        X = self._checked_X(X)
-        lifetimes = self._checked_lifetimes(lifetimes)
+        return self._trees_nested(self._checked_X(X), self._checked_lifetimes(lifetimes), self.trees_, empty_only)
+
+    def _trees_nested(self, X: np.ndarray, lifetimes: np.ndarray, trees: list, empty_only: bool = False) -> np.ndarray:
+        """``_nested`` over the given trees, of checked X and lifetimes."""
         empty = 1.0 if empty_only else self._empty_value()
 
         def add(tree: MondrianTree, out: np.ndarray) -> None:
@@ -214,7 +242,7 @@ class _PartitionForest(BaseEstimator):
             _cells.predict_nested(tree.nodes, stats, X, lifetimes, empty, out)
 
         shape = (lifetimes.shape[0], X.shape[0], 1 if empty_only else self._n_outputs)
-        return sum_over_trees(add, self.trees_, shape, self.n_jobs) / len(self.trees_)
+        return sum_over_trees(add, trees, shape, self.n_jobs) / len(trees)
 
     def empty_fraction(self, X, lifetime: float | None = None) -> np.ndarray:
         """Return the fraction of the trees whose cell at each row of X holds no training point.
@@ -239,7 +267,7 @@ class _PartitionForest(BaseEstimator):
 
 @shared_docs
 class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
-    """Purely random Mondrian forest regressor (MGS20).
+    r"""Purely random Mondrian forest regressor (MGS20).
 
     Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
     lie (the cost follows the cells holding points, not (1 + lifetime)^d); a cell predicts the mean label of the
@@ -250,9 +278,12 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     ----------
     n_estimators : int, default=10
         The number of trees M.
-    lifetime : float or "adaptive", default=1.0
+    lifetime : float, "adaptive" or "polynomial", default=1.0
         The Mondrian lifetime lambda, a positive finite number (MGS20's minimax choice for a beta-Hölder regression
-        function: lambda_n ~ n^(1/(d + 2 beta))), or ``"adaptive"``: chosen on half of the data (see the Notes).
+        function: lambda_n ~ n^(1/(d + 2 beta))), ``"adaptive"``: chosen on half of the data (MGS20, see the
+        Notes), or ``"polynomial"``: CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE(J - 1)
+        for the debiased forest of order J >= 1 (their procedure for inference), lambda_hat_AIMSE(0) for J = 0 (see
+        the Notes).
     lifetimes : array-like of float or None, default=None
         The grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
         ``lifetime_grid``).
@@ -272,15 +303,33 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         The seed of the partitions: each tree draws from its own stream spawned from it, so that results are the
         same for every ``n_jobs``. None: fresh entropy.
     {n_jobs}
+    debias_order : int, default=0
+        CKU23's debiasing order J: the forest is the generalized jackknife sum_r omega_r mu_r of J + 1 independent
+        forests of ``n_estimators`` trees each, at lifetimes a_r lambda (r = 0..J), whose weights cancel the first J
+        terms of the bias. 0: the plain forest. J > 0 needs a number or ``"polynomial"`` as lifetime.
+    debias_scales : array-like of float or None, default=None
+        The lifetime scales a_r: J + 1 distinct positive numbers, the first 1 (None: CKU23's a_r = 1.05^r).
 
     Attributes
     ----------
     trees_ : list of MondrianTree
         The fitted trees (stats: column 0 the number of points of each cell, column 1 the sum of their labels, at
-        every node).
+        every node), at lifetime a_0 lambda = lambda; each keeps its leaves' training points (``first_point``,
+        ``next_point``) for the variance estimator.
+    debias_trees_ : list of list of MondrianTree
+        The forests r = 1..J of the debiased forest (empty for J = 0), the r-th at lifetime a_r lambda.
+    debias_scales_ : ndarray of shape (J + 1,)
+        The lifetime scales a_r.
+    debias_weights_ : ndarray of shape (J + 1,)
+        The debiasing weights omega_r (``debiasing_weights``).
+    training_targets_ : ndarray of shape (n_samples,)
+        The labels of the rows the trees hold (the variance estimator's residuals); not with the adaptive lifetime.
+    training_weights_ : ndarray of shape (n_samples,) or None
+        Their sample weights (None: all one).
     {domain_}
     lifetime_ : float
-        The lifetime the partitions were drawn at (adaptive: the largest of the grid).
+        The lifetime lambda the partitions were drawn at (adaptive: the largest of the grid; polynomial: the
+        selected one).
     selection_ : dict
         Adaptive only: the grid ``lifetimes``, their held-out ``risks``, the ERM choice ``erm``, the STAR partner
         ``partner``, its weight ``alpha`` and the ``star_risk`` of the combination.
@@ -310,6 +359,38 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     step (``star``): for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam, and the
     combination of least empirical risk is the prediction.
 
+    **Inference (CKU23).** The forest is mu_hat(x) = sum_i w_i(x) Y_i, w_i(x) = (1/B) sum_b 1(X_i in T_b(x)) / N_b(x),
+    "If there are no samples $X_i$ in $T_b(x)$ then $N_b(x) = 0$, so we define $0/0 = 0$" (MGS20's empty value 0).
+    The debiased forest of order J, mu_d(x) = sum_r omega_r mu_r(x), averages J + 1 forests of B trees each at
+    lifetimes a_r lambda, all trees independent ("suppose they are mutually independent"); the weights solve
+    "$\sum_{r=0}^{J} \omega_r = 1$ and $\sum_{r=0}^{J} \omega_r a_r^{-2s} = 0$ for each $1 \leq s \leq J$"
+    (``debiasing_weights``), a forest's bias being a series in lambda^-2. The default scales are CKU23's: "We
+    suggest for concreteness taking $a_r = 1.05^r$." (the authors' replication code runs a_r = 1.5^r:
+    ``debias_scales=[1.0, 1.5]``).
+
+    ``predict(X, return_std=True)`` returns the estimate and its standard error sqrt(lambda^d Sigma_hat_d(x) / n),
+    CKU23's variance estimator Sigma_hat_d(x) = sigma2_hat(x) (n / lambda^d) sum_i (sum_r omega_r w_ri(x))^2, with
+    sigma2_hat(x) = sum_i w_0i(x) (Y_i - mu_hat(x))^2 their eq. (sigma2_hat), of the lifetime-lambda forest (r = 0)
+    and its own estimate mu_hat(x) ("With $\hat\sigma^2(x)$ as in \eqref{eq:sigma2_hat}"); a row of sample
+    weight k counts as k rows, as in the cells' statistics. ``predict_interval`` is their interval
+    mu_d(x) -/+ q_(1 - alpha/2) sqrt(lambda^d / n) Sigma_hat_d(x)^(1/2). It is a confidence interval for the
+    regression function mu(x) = E[Y | X = x], not a prediction interval for a new Y (which would add the noise's
+    variance), and it holds when the bias is negligible against the standard error (CKU23's lifetime conditions, or
+    the lifetime selection below). The variance estimator reads the fitted lifetime only, and needs a number or
+    ``"polynomial"`` as lifetime (the adaptive lifetime combines two lifetimes of forests fitted on half of the
+    data, which it does not cover).
+
+    ``lifetime="polynomial"`` is CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE, in their
+    procedure for inference: "use $\hat\mu_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ and
+    $\hat\Sigma_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ to construct a confidence interval", so that
+    the lifetime, tailored to the more biased estimator of order J - 1, makes the order-J bias negligible; with
+    J = 0, lambda_hat_AIMSE(0), the plain forest's AIMSE-optimal lifetime (whose bias is not negligible). Their
+    other rule, generalized cross-validation, is not implemented; the authors' replication code runs the
+    polynomial one. lambda_hat_AIMSE(J) plugs into the minimiser of the AIMSE the derivatives
+    sum_j d_j^(2J+2) mu and the noise variance of a global polynomial of order 2J + 4 without interactions fitted by
+    least squares (the design's density taken uniform, the noise homoskedastic); on a box other than [0, 1]^d,
+    X is mapped onto it and the lifetime mapped back with the geometric mean of the box's sides.
+
     Every parameter is validated at ``fit`` and only read there: predictions use the fitted state (``trees_``,
     ``lifetime_``, ``empty_value_``, ``selection_``), so that ``set_params`` after fit changes no prediction; but
     ``n_jobs``, read (and validated) at every call, which never changes results.
@@ -317,6 +398,8 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     References
     ----------
     {MGS20}
+
+    Cattaneo, Klusowski, Underwood, "Inference with Mondrian random forests", arXiv:2310.09702 (2023), CKU23.
 
     Examples
     --------
@@ -329,13 +412,26 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
     [[0.0, 0.0], [1.0, 1.0]]
     >>> bool(reg.score(X, y) > 0.8)
     True
+
+    CKU23's debiased forest (J = 1) and its confidence interval for mu(x):
+
+    >>> y = np.sin(np.pi * X).sum(axis=1) + 0.3 * np.random.default_rng(1).normal(size=500)
+    >>> reg = MondrianPartitionForestRegressor(50, lifetime="polynomial", debias_order=1, random_state=0).fit(X, y)
+    >>> mean, std = reg.predict([[0.5, 0.5]], return_std=True)  # mu(1/2, 1/2) = 2
+    >>> interval = reg.predict_interval([[0.5, 0.5]], alpha=0.05)  # mean -/+ 1.96 std
+    >>> interval.shape, bool(np.allclose(interval[0], mean[0] + np.array([-1.96, 1.96]) * std[0], atol=1e-3))
+    ((1, 2), True)
     """
+
+    _keeps_points = True
 
     _parameter_constraints: ClassVar[dict] = {
         **_PartitionForest._parameter_constraints,
-        "lifetime": [POSITIVE_FINITE, StrOptions({ADAPTIVE})],
+        "lifetime": [POSITIVE_FINITE, StrOptions({ADAPTIVE, POLYNOMIAL})],
         "lifetimes": ["array-like", None],  # increasing positive finite numbers, checked in _check_params
         "inner_margin": [Interval(Real, 0, 0.5, closed="left")],
+        "debias_order": [Interval(Integral, 0, None, closed="left")],
+        "debias_scales": ["array-like", None],  # J + 1 distinct positive finite numbers, a_0 = 1: _check_params
         "empty_value": [Interval(Real, None, None, closed="neither")],  # finite
     }
 
@@ -352,11 +448,15 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         max_cells: float = MAX_PARTITION_CELLS,
         random_state=None,
         n_jobs: int | None = None,
+        debias_order: int = 0,
+        debias_scales=None,
     ):
         self.n_estimators = n_estimators
         self.lifetime = lifetime
         self.lifetimes = lifetimes
         self.inner_margin = inner_margin
+        self.debias_order = debias_order
+        self.debias_scales = debias_scales
         self.domain = domain
         self.empty_value = empty_value
         self.max_cells = max_cells
@@ -373,6 +473,25 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             valid = grid.ndim == 1 and grid.size > 0 and np.all(np.isfinite(grid) & (grid > 0))
             if not valid or np.any(np.diff(grid) <= 0):
                 raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
+        if self.debias_order > 0 and self.lifetime == ADAPTIVE:
+            raise ValueError("debias_order > 0 needs a number or 'polynomial' as lifetime, not 'adaptive'")
+        self._scales()
+
+    def _scales(self) -> np.ndarray:
+        """The checked lifetime scales a_r, r = 0..J."""
+        if self.debias_scales is None:
+            return default_scales(self.debias_order)
+        try:
+            scales = np.asarray(self.debias_scales, dtype=np.float64)
+        except (TypeError, ValueError):  # not numbers
+            scales = np.full(0, np.nan)
+        valid = scales.shape == (self.debias_order + 1,) and np.all(np.isfinite(scales) & (scales > 0))
+        if not valid or scales[0] != 1.0 or np.unique(scales).size != scales.size:
+            raise ValueError(
+                f"debias_scales must be debias_order + 1 = {self.debias_order + 1} distinct positive finite numbers, "
+                f"the first 1.0, got {self.debias_scales!r}"
+            )
+        return scales
 
     def fit(self, X, y, sample_weight=None):
         """Draw the forest's partitions where the data lie, and the mean label of every cell.
@@ -399,18 +518,33 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             held-out point lies in the inner box (the estimator is then left as it was).
         """
         self._check_params()
-        lifetime = None if isinstance(self.lifetime, str) else float(self.lifetime)  # None: adaptive, chosen below
+        adaptive = self.lifetime == ADAPTIVE
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
             X, y = writeable(X), np.asarray(y, dtype=np.float64)
-            X, y, w = self._weighed(X, y, sample_weight, None if lifetime is not None else _HALVES)
+            X, y, w = self._weighed(X, y, sample_weight, _HALVES if adaptive else None)
             self.empty_value_ = float(self.empty_value)
             lower, upper = self._domain(X)
-            self.__dict__.pop("selection_", None)
-            # one stream per tree (the same trees' streams whatever the lifetime), then one for the half split
-            streams = tree_streams(self.random_state, self.n_estimators + 1)
-            if lifetime is not None:
-                self._grow(X, y, w, lifetime, lower, upper, streams[:-1])
+            for name in ("selection_", "training_targets_", "training_weights_"):
+                self.__dict__.pop(name, None)
+            scales = self._scales()
+            self.debias_scales_, self.debias_weights_, self.debias_trees_ = scales, debiasing_weights(scales), []
+            # one stream per tree (the same trees' streams whatever the lifetime), one for the half split, then one
+            # per tree of the debiasing forests r = 1..J
+            B = self.n_estimators
+            streams = tree_streams(self.random_state, (self.debias_order + 1) * B + 1)
+            if not adaptive:
+                lifetime = (  # CKU23's lambda_hat_AIMSE(J - 1) for inference at order J >= 1, (0) at J = 0
+                    aimse_lifetime(X, y, w, lower, upper, scales[: max(self.debias_order, 1)])
+                    if self.lifetime == POLYNOMIAL
+                    else float(self.lifetime)
+                )
+                self._grow(X, y, w, lifetime, lower, upper, streams[:B])
+                self.debias_trees_ = [
+                    self._grown(X, y, w, a * lifetime, lower, upper, streams[B + 1 + (r - 1) * B : B + 1 + r * B])
+                    for r, a in enumerate(scales[1:], start=1)
+                ]
+                self.training_targets_, self.training_weights_ = y, w
                 return self
             if X.shape[0] < 2:
                 raise ValueError(
@@ -423,7 +557,7 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
                 if self.lifetimes is None
                 else np.asarray(self.lifetimes, dtype=np.float64)
             )
-            self._grow(X[fit_half], y[fit_half], None, float(grid[-1]), lower, upper, streams[:-1])  # (whole rows)
+            self._grow(X[fit_half], y[fit_half], None, float(grid[-1]), lower, upper, streams[:B])  # (whole rows)
             eps = self.inner_margin * (upper - lower)
             inner = held_out[np.all((X[held_out] >= lower + eps) & (X[held_out] <= upper - eps), axis=1)]
             if inner.size == 0:
@@ -453,12 +587,25 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         Returns
         -------
         ndarray of shape (n_lifetimes, n_samples)
-            One row of predictions per lifetime.
+            One row of predictions per lifetime: with ``debias_order`` J > 0, the debiased forest
+            sum_r omega_r mu_r, the r-th forest pruned at a_r times each lifetime.
         """
-        return self._nested(X, lifetimes)[:, :, 0]
+        X = self._checked_X(X)
+        lifetimes = self._checked_lifetimes(lifetimes)
+        (_, weight, trees), *others = self._forests()
+        total = weight * self._trees_nested(X, lifetimes, trees)[:, :, 0]  # a_0 = 1
+        for scale, weight, trees in others:
+            total += weight * self._trees_nested(X, scale * lifetimes, trees)[:, :, 0]
+        return total
 
-    def predict(self, X, lifetime: float | None = None) -> np.ndarray:
-        """Predict with the forest pruned at a lifetime.
+    def _forests(self) -> list[tuple[float, float, list]]:
+        """(a_r, omega_r, trees of forest r) for r = 0..J (a model fitted before debiasing: its one forest)."""
+        scales, weights = getattr(self, "debias_scales_", [1.0]), getattr(self, "debias_weights_", [1.0])
+        forests = [self.trees_, *getattr(self, "debias_trees_", [])]
+        return [(float(a), float(omega), trees) for a, omega, trees in zip(scales, weights, forests, strict=True)]
+
+    def predict(self, X, lifetime: float | None = None, return_std: bool = False):
+        """Predict with the forest pruned at a lifetime, and the standard error of the estimate of mu(x).
 
         Parameters
         ----------
@@ -466,20 +613,109 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
             The inputs.
         lifetime : float, default=None
             At most the fitted lifetime. None: the fitted lifetime, or with the adaptive lifetime the STAR
-            combination (1 - alpha) f_erm + alpha f_partner of ``selection_``.
+            combination (1 - alpha) f_erm + alpha f_partner of ``selection_``. With ``debias_order`` J > 0, the
+            debiased forest reads its r-th forest at a_r times it.
+        return_std : bool, default=False
+            Also return CKU23's estimated standard error of the (debiased) estimate of the regression function
+            mu(x) (a confidence statement about mu(x), not about a new y), at the fitted lifetime (see the Notes).
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        mean : ndarray of shape (n_samples,)
             The predictions.
+        std : ndarray of shape (n_samples,)
+            With ``return_std``: their standard errors sqrt(lambda^d Sigma_hat(x) / n).
+
+        Raises
+        ------
+        ValueError
+            If ``return_std`` is not a bool, or is True with a lifetime given, with the adaptive lifetime, or for a
+            forest fitted before the variance estimator existed (fit it again).
         """
         check_is_fitted(self)
+        if not isinstance(return_std, bool | np.bool_):
+            raise ValueError(f"return_std must be a bool, got {return_std!r}")
+        if return_std:
+            self._check_inference(lifetime)
         if lifetime is not None or not hasattr(self, "selection_"):
-            return self.predict_nested(X, self._one_lifetime(lifetime))[0]
+            mean = self.predict_nested(X, self._one_lifetime(lifetime))[0]
+            return (mean, self._standard_error(self._checked_X(X))) if return_std else mean
         chosen = self.selection_
         pair = np.array(sorted({chosen["erm"], chosen["partner"]}))
         rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
         return (1.0 - chosen["alpha"]) * rows[chosen["erm"]] + chosen["alpha"] * rows[chosen["partner"]]
+
+    def predict_interval(self, X, alpha: float = 0.05) -> np.ndarray:
+        """Return CKU23's confidence interval for the regression function mu(x) at each row.
+
+        mu_d(x) -/+ q_(1 - alpha/2) sqrt(lambda^d Sigma_hat(x) / n), q the standard normal quantile: an interval
+        for mu(x) = E[Y | X = x] of asymptotic level 1 - alpha, not a prediction interval for a new Y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The inputs.
+        alpha : float, default=0.05
+            The level: a number in (0, 1).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            The lower and upper ends.
+
+        Raises
+        ------
+        ValueError
+            If alpha is not in (0, 1), or as ``predict(X, return_std=True)``.
+        """
+        check_is_fitted(self)
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < alpha < 1.0:
+            raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+        mean, std = self.predict(X, return_std=True)
+        half = NormalDist().inv_cdf(1.0 - alpha / 2.0) * std
+        return np.column_stack([mean - half, mean + half])
+
+    def _check_inference(self, lifetime) -> None:
+        """Refuse a standard error the fitted forest cannot give."""
+        if hasattr(self, "selection_"):
+            raise ValueError(
+                "the variance estimator needs a number or 'polynomial' as lifetime: the adaptive lifetime's STAR "
+                "combination of forests fitted on half of the data has none"
+            )
+        if not hasattr(self, "training_targets_"):
+            raise ValueError(
+                "this forest was fitted before the variance estimator existed (it keeps no training points): fit it "
+                "again for return_std or predict_interval"
+            )
+        if lifetime is not None:
+            raise ValueError(f"the standard error is the fitted lifetime's: lifetime must be None, got {lifetime!r}")
+
+    def _standard_error(self, X: np.ndarray) -> np.ndarray:
+        """sqrt(sigma2_hat(x) sum_i (sum_r omega_r w_ri(x))^2) at each row of X (see the Notes), chunks of rows on
+        ``n_jobs`` threads."""
+        y, w = self.training_targets_, self.training_weights_
+        point_weights = np.ones_like(y) if w is None else w
+        forests = self._forests()
+        omegas = np.array([omega for _, omega, _ in forests])
+        threads = effective_n_jobs(self.n_jobs)
+        rows = max(1, min(WEIGHTS_PER_CHUNK // (y.shape[0] * len(forests)), -(-X.shape[0] // threads)))
+        std = np.empty(X.shape[0])
+
+        def chunk(start: int) -> None:
+            part = X[start : start + rows]
+            weights = np.zeros((len(forests), part.shape[0], y.shape[0]))  # w_ri(x): forest, row, training point
+            for r, (_, _, trees) in enumerate(forests):
+                for tree in trees:
+                    _weights.add_weights(tree.nodes, tree.stats, tree.first_point, tree.next_point, point_weights,
+                                         part, 1.0 / len(trees), weights[r])  # fmt: skip
+            plain = weights[0] @ y  # the lifetime-lambda forest's mu_hat(x), 0/0 = 0: eq. sigma2_hat's
+            sigma2 = (weights[0] * (y[None, :] - plain[:, None]) ** 2).sum(axis=1)
+            # a row of weight k is k rows (k copies), each of a k-th of its weight: sum_i w_i^2 / k_i
+            squares = (np.tensordot(omegas, weights, axes=1) ** 2 / point_weights).sum(axis=1)
+            std[start : start + rows] = np.sqrt(sigma2 * squares)
+
+        for_each(chunk, range(0, X.shape[0], rows), self.n_jobs)
+        return std
 
 
 @shared_docs

@@ -51,7 +51,9 @@ POSITIONAL_ORDER = {
 }  # fmt: skip
 # Parameters added since they became keyword-only: last in the signature, never taken by position.
 BOUNDED = ("MondrianForestClassifier", "MondrianForestRegressor", "AMFClassifier", "AMFRegressor")
-ADDED = {name: ["max_nodes"] for name in BOUNDED}
+ADDED = {name: ["max_nodes"] for name in BOUNDED} | {
+    "MondrianPartitionForestRegressor": ["debias_order", "debias_scales"]
+}
 ESTIMATORS = [getattr(mondrian, name) for name in POSITIONAL_ORDER]
 
 
