@@ -137,6 +137,11 @@ def dataset_claims(dataset: str, long: pd.DataFrame, errors: pd.DataFrame) -> li
     return out
 
 
+def value_name(method: str) -> str:
+    """A method's name in a claim's values: "RF split conformal" -> "rf_split_conformal"."""
+    return method.lower().replace(" ", "_")
+
+
 def forests_predict_well(dataset: str, long: pd.DataFrame, forests: list[str]) -> Claim:
     """Each decision forest's mean RMSE within SIMILAR of the lowest mean RMSE of the methods run."""
     means = long.groupby("method")["rmse"].mean()
@@ -155,10 +160,11 @@ def forests_lack_coverage(dataset: str, long: pd.DataFrame, forests: list[str]) 
     column = f"coverage_{100 * NOMINAL:g}"
     means = long.groupby("method")[column].mean()
     floor = NOMINAL - LACKING
+    coverages = {f"coverage_{value_name(m)}": v for m, v in means.items()}
     cases = Cases({f: floor - means[f] for f in forests},
                   labels={f: f"coverage {means[f]:.3f}, {floor:.2f} - that" for f in forests}, digits=3)  # fmt: skip
     return quantified(f"{dataset}: each decision forest's central {NOMINAL:.0%} interval (its spread across trees) "
                       f"covers fewer than {floor:.0%} of the test labels ({LACKING:.0%} short: this project's "
                       "threshold)", cases, ", ".join(f"{m} {v:.3f}" for m, v in means.items()),
                       key=f"forests_lack_coverage_{dataset}", quote=LACKING_QUOTE, where=WHERE,
-                      values={"floor": floor})[0]  # fmt: skip
+                      values={"floor": floor, **coverages})[0]  # fmt: skip
