@@ -135,3 +135,19 @@ def test_the_gap_sine_tests_beyond_the_training_range():
     np.testing.assert_allclose(data.X_test[:, 0], np.linspace(-0.5, 1.5, 101))
     np.testing.assert_allclose(data.y_test, np.sin(2 * np.pi * data.X_test[:, 0]), atol=1e-12)
     np.testing.assert_allclose(data.y_train, np.sin(2 * np.pi * x), atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["split_conformal_rf_regressor", "gaussian_process_regressor"])
+def test_the_baselines_configs_run_on_the_toy(name):
+    """The model configs of the baselines compose with the protocol (the conformal model takes its levels) and run."""
+    from hydra.utils import instantiate
+
+    from experiments.config import compose
+    from experiments.data import load_dataset
+
+    cfg = compose([f"model={name}", "protocol=predictive", "dataset=gap_sine", "dataset.load.n_samples=120", "seed=2"])
+    result = instantiate(cfg.protocol.run, _partial_=True)(
+        model=lambda: instantiate(cfg.model.estimator), dataset=load_dataset(cfg.dataset), seed=2
+    )
+    assert result.summary["n_train"] == 120 and 0 <= result.summary["coverage_95"] <= 1
+    assert list(result.tables["calibration"]["level"]) == list(cfg.protocol.run.levels)
