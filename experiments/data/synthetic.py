@@ -132,6 +132,18 @@ def smooth(n_samples: int, n_features: int = 1, noise: float = 0.1, test_size: f
     return split(f"smooth-d{n_features}", "regression", X, y, test_size, seed, function="smooth", noise=noise)
 
 
+def gap_sine(n_samples: int = 200, n_test: int = 401, noise: float = 0.1, seed: int = 0):
+    """1-D regression whose test inputs leave the training ones' range (LRT16's illustration): y = sin(2 pi x) +
+    N(0, noise^2); training x ~ U([0, 1/3] u [2/3, 1]) (two clusters and a gap), test x on an even grid of n_test
+    points over [-1/2, 3/2] (the gap and both sides beyond the data), test labels noisy like the training ones."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(size=n_samples) / 3 + 2 / 3 * (rng.uniform(size=n_samples) < 0.5)
+    grid = np.linspace(-0.5, 1.5, n_test)
+    y, y_test = (np.sin(2 * np.pi * t) + noise * rng.standard_normal(len(t)) for t in (x, grid))
+    metadata = {"function": "sine", "noise": noise, "seed": seed}
+    return Dataset("gap_sine", "regression", x[:, None], y, grid[:, None], y_test, ("x",), metadata)
+
+
 def regression_function(dataset) -> Callable[[np.ndarray], np.ndarray]:
     """The noiseless regression function f of a synthetic dataset that records it (``hoelder``, ``smooth``)."""
     meta = dataset.metadata
@@ -142,4 +154,4 @@ def regression_function(dataset) -> Callable[[np.ndarray], np.ndarray]:
     raise ValueError(f"{dataset.name} does not record its regression function (only hoelder and smooth do)")
 
 
-__all__ = ["Dataset", "bsp_sin", "circles", "friedman", "hoelder", "linear", "moons", "signal1d", "smooth"]
+__all__ = ["Dataset", "bsp_sin", "circles", "friedman", "gap_sine", "hoelder", "linear", "moons", "signal1d", "smooth"]

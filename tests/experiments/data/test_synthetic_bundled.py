@@ -9,6 +9,7 @@ from experiments.data.bundled import bundled
 
 CONFIGS = [
     "bsp_sin",
+    "gap_sine",
     "signal1d",
     "moons",
     "circles",
