@@ -6,9 +6,12 @@ forest against the online Mondrian forest (experiments/bench/bsp.py), each estim
 (experiments/bench/first_fit.py), and AMF against river and onelearn
 (experiments/bench/amf.py), which needs the benchmark environment .venv-bench that `make bench` creates
 (scripts/bench_env.sh); then the memory section, peak memory on a long stream with and without max_nodes against
-the same peers (experiments/bench/memory.py).
+the same peers (experiments/bench/memory.py), and the intervals section: what return_std costs against predict
+(experiments/bench/return_std.py) and the debiased forest with its intervals against a plain one
+(experiments/bench/debiased.py).
 Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
-The memory section alone, replacing its part of the report: make bench ARGS="--only memory".
+The memory section alone, replacing its part of the report: make bench ARGS="--only memory" (the intervals
+section: --only intervals).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.bench import bsp, first_fit, lrt14, machine, memory, mondrian_forest
+from experiments.bench import bsp, debiased, first_fit, lrt14, machine, memory, mondrian_forest, return_std
 from experiments.bench.summary import summary
 from experiments.figures.tables import format_mean_sd
 
@@ -176,6 +179,36 @@ def memory_section(args: argparse.Namespace) -> str:
     )
 
 
+INTERVALS_HEADING = "## Prediction intervals: what return_std and the debiased forest cost"
+
+
+def intervals_section(args: argparse.Namespace) -> str:
+    """The costs of the intervals (experiments/bench/return_std.py, experiments/bench/debiased.py), as a section."""
+    spread = [return_std.measure(n, 10_000, 4, 5) for n in (1_000, 10_000)]
+    jackknife = [debiased.measure(d, n, lifetime, 3) for d, n, lifetime in debiased.SETTINGS]
+    tables = (return_std.table(spread), debiased.table(jackknife))
+    print("\n\n".join(tables))
+    return "\n".join(
+        [
+            INTERVALS_HEADING,
+            "",
+            'MondrianForestRegressor(prediction="gaussian") (LRT16): predict against predict(return_std=True) and '
+            "predict_interval on the same forest, and the leaf rule on the same trees (ratios to the Gaussian "
+            "predict).",
+            "",
+            tables[0],
+            "",
+            "MondrianPartitionForestRegressor (CKU23): debias_order=1 fitted then predict_interval, against "
+            "debias_order=0 fitted then predict (ratios debiased / plain).",
+            "",
+            tables[1],
+            "",
+            f"Command: scripts/bench.py {' '.join(args.argv)}".rstrip(),
+            "",
+        ]
+    )
+
+
 def with_section(report: str, heading: str, section: str) -> str:
     """The report with its section under ``heading`` (up to the next section of that level) replaced by
     ``section``, or ``section`` appended if it has none."""
@@ -198,19 +231,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-bsp", action="store_true", help="no BSP section (about 2 minutes)")
     parser.add_argument("--skip-first-fit", action="store_true", help="no cold first fits (about 5 minutes)")
     parser.add_argument("--skip-memory", action="store_true", help="no memory section (about 10 minutes)")
+    parser.add_argument("--skip-intervals", action="store_true", help="no intervals section (about 2 minutes)")
     parser.add_argument("--memory-sizes", type=int, nargs="+", default=list(memory.SIZES), help="stream rows")
     parser.add_argument("--river-rows", type=int, default=memory.RIVER_ROWS, help="river's largest memory size")
     parser.add_argument(
-        "--only", choices=["memory"], help="run this section alone and replace it in the report, the rest kept"
+        "--only",
+        choices=["memory", "intervals"],
+        help="run this section alone and replace it in the report, the rest kept",
     )
     parser.add_argument("--out", type=Path, default=OUT, help=f"the report (default {OUT})")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
-    if args.only == "memory":
+    if args.only:
+        heading, section = {
+            "memory": (MEMORY_HEADING, memory_section),
+            "intervals": (INTERVALS_HEADING, intervals_section),
+        }[args.only]
         report = args.out.read_text() if args.out.exists() else "# Benchmarks\n"
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(with_section(report, MEMORY_HEADING, memory_section(args)))
-        print(f"\nwrote the memory section of {args.out}")
+        args.out.write_text(with_section(report, heading, section(args)))
+        print(f"\nwrote the {args.only} section of {args.out}")
         return
 
     start = time.perf_counter()
@@ -260,6 +300,8 @@ def main(argv: list[str] | None = None) -> None:
         text += "\n" + amf_section(tables, args, time.perf_counter() - amf_start)
     if not args.skip_memory:
         text += "\n" + memory_section(args)
+    if not args.skip_intervals:
+        text += "\n" + intervals_section(args)
     glance = summary(mf, timing, online_bsp, tables)
     head = (
         f"# Benchmarks\n\nMachine: {machine()}; load average (1 min) {os.getloadavg()[0]:.1f} at the end "

@@ -10,9 +10,19 @@ import pandas as pd
 from experiments.figures.quantifiers import Cases
 
 MF, GP, RF, ERT, CONFORMAL = "MF", "GP", "RF", "ERT", "RF split conformal"
-METHODS = (MF, GP, RF, ERT, CONFORMAL)
+# MF's predictive at x branching off above a node read as the exact law of x's new leaf (the library's
+# branch_law="exact"), beside the authors' code's law that MF runs: shown, never in a claim
+MF_EXACT = "MF (exact branching)"
+METHODS = (MF, MF_EXACT, GP, RF, ERT, CONFORMAL)
 FORESTS = (RF, ERT)  # the decision forests LRT16 sets MF against, their uncertainty the spread across trees
-COLORS = {MF: "tab:blue", GP: "tab:green", RF: "tab:red", ERT: "tab:orange", CONFORMAL: "tab:purple"}
+COLORS = {
+    MF: "tab:blue",
+    MF_EXACT: "tab:cyan",
+    GP: "tab:green",
+    RF: "tab:red",
+    ERT: "tab:orange",
+    CONFORMAL: "tab:purple",
+}
 # "Better" over seeds, paired by seed: on every seed (a sign test, one-sided: p = 2^-n under no difference for n
 # seeds). A Student bound on the mean margin, the project's usual test, fails on NLPDs, which are heavy-tailed: a
 # forest whose trees agree far from the data scores 1e6 on one seed and 5 on the next.
