@@ -733,6 +733,19 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         As ``Regression.progressive_predict``. With ``prediction="gaussian"`` a row is predicted as ``predict``
         predicts it on one row, then learnt as ``partial_fit`` learns one row (the tables of the Gaussian posterior
         are made again for each row: a tree's size per row); a failure leaves the model as it was.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows, in the order they arrive.
+        y : array-like of shape (n_samples,)
+            Their labels.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Row i's prediction by the model that has learnt the rows before it (0 for the first row of an unfitted
+            model).
         """
         check_params(self, "prediction")
         if self.prediction != "gaussian":
