@@ -23,6 +23,7 @@ LIBRARY_GROUPS = {
     "trees and nodes": ("tree", "_base_tree", "_split_tree", "_node_arrays", "_nodes", "_points", "_process",
                         "_extend", "_route", "_prune", "_leaf_mean"),
     "forest machinery": ("_forest", "_family", "_inputs", "_one_sample", "_one_sample_path", "_river_hooks",
+                         "_intervals",
                          "_schedule"),
 }  # fmt: skip
 FAMILIES = ("forest", "amf", "orf", "bsp", "partition")

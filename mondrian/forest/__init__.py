@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 from numbers import Integral, Real
-from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
@@ -32,6 +31,7 @@ from sklearn.utils.validation import _num_samples, check_consistent_length
 from mondrian import _leaf_mean, _schedule
 from mondrian._family import MondrianFamily, TreeFamily
 from mondrian._forest import Classification, OnlineForest, Regression
+from mondrian._intervals import CentralInterval
 from mondrian._keyword_only import keyword_only
 from mondrian._parallel import for_each, row_blocks
 from mondrian._schedule import Schedule
@@ -370,7 +370,7 @@ class MondrianForestClassifier(ClassifierMixin, Classification, _MondrianForest)
 
 
 @shared_docs
-class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
+class MondrianForestRegressor(CentralInterval, RegressorMixin, Regression, _MondrianForest):
     """Online Mondrian forest regressor (LRT14; MGS17's increasing lifetime).
 
     The trees of ``MondrianForestClassifier``; a tree predicts the mean label of x's leaf, or (``prediction="path"``,
@@ -620,7 +620,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
         check_params(self, "prediction")
         return self._gaussian_params() if self.prediction == "gaussian" else self.predict_params_
 
-    def _gaussian_moments(self, X, method: str) -> tuple[np.ndarray, np.ndarray]:
+    def _estimate_and_std(self, X, method: str) -> tuple[np.ndarray, np.ndarray]:
         """The forest's predictive mean and standard deviation at the rows of X: the mixture of its trees'
         predictive distributions (mean: the mean of theirs; variance: the mean of their second moments less the
         mean squared, computed about m). Refused in one line unless ``prediction="gaussian"``."""
@@ -683,48 +683,7 @@ class MondrianForestRegressor(RegressorMixin, Regression, _MondrianForest):
             raise ValueError(f"return_std must be True or False, got {return_std!r}")
         if not return_std:
             return self._mean_prediction(X)[:, 0]
-        return self._gaussian_moments(X, "predict(X, return_std=True)")
-
-    @takes_turns
-    def predict_interval(self, X, alpha=0.05) -> np.ndarray:
-        """The central 1 - alpha predictive interval of y at each row (``prediction="gaussian"`` only).
-
-        mean -/+ z_(1 - alpha/2) * std, the mean and standard deviation of ``predict(X, return_std=True)``: the
-        Gaussian of the forest's predictive mean and variance (see Notes of the class).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The inputs.
-        alpha : float, default=0.05
-            The probability left outside the interval, in (0, 1).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            The lower and upper ends of each row's interval.
-
-        Raises
-        ------
-        ValueError
-            If alpha is not a number in (0, 1), or ``prediction`` is not ``"gaussian"``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from mondrian import MondrianForestRegressor
-        >>> X = np.random.default_rng(0).uniform(size=(200, 1))
-        >>> y = np.sin(6 * X[:, 0])
-        >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
-        >>> lower, upper = reg.predict_interval([[0.5]], alpha=0.1)[0]  # the central 90% interval
-        >>> bool(lower < reg.predict([[0.5]])[0] < upper)
-        True
-        """
-        if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
-            raise ValueError(f"alpha must be a number in (0, 1) (1 - alpha: the interval's probability), got {alpha!r}")
-        mean, std = self._gaussian_moments(X, "predict_interval")
-        half = NormalDist().inv_cdf(1.0 - float(alpha) / 2.0) * std
-        return np.column_stack([mean - half, mean + half])
+        return self._estimate_and_std(X, "predict(X, return_std=True)")
 
     @takes_turns
     def progressive_predict(self, X, y) -> np.ndarray:

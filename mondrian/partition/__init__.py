@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numbers
 from numbers import Integral, Real
-from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
@@ -35,6 +34,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._forest import unchanged_on_failure, weighed, with_default_params, writeable
+from mondrian._intervals import CentralInterval
 from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
@@ -266,7 +266,7 @@ class _PartitionForest(BaseEstimator):
 
 
 @shared_docs
-class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
+class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _PartitionForest):
     r"""Purely random Mondrian forest regressor (MGS20).
 
     Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
@@ -645,35 +645,11 @@ class MondrianPartitionForestRegressor(RegressorMixin, _PartitionForest):
         rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
         return (1.0 - chosen["alpha"]) * rows[chosen["erm"]] + chosen["alpha"] * rows[chosen["partner"]]
 
-    def predict_interval(self, X, alpha: float = 0.05) -> np.ndarray:
-        """Return CKU23's confidence interval for the regression function mu(x) at each row.
-
-        mu_d(x) -/+ q_(1 - alpha/2) sqrt(lambda^d Sigma_hat(x) / n), q the standard normal quantile: an interval
-        for mu(x) = E[Y | X = x] of asymptotic level 1 - alpha, not a prediction interval for a new Y.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The inputs.
-        alpha : float, default=0.05
-            The level: a number in (0, 1).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            The lower and upper ends.
-
-        Raises
-        ------
-        ValueError
-            If alpha is not in (0, 1), or as ``predict(X, return_std=True)``.
-        """
+    def _estimate_and_std(self, X, caller: str) -> tuple[np.ndarray, np.ndarray]:
+        """The (debiased) estimate and CKU23's standard error, ``predict(X, return_std=True)``'s, which
+        ``predict_interval`` builds on."""
         check_is_fitted(self)
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < alpha < 1.0:
-            raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-        mean, std = self.predict(X, return_std=True)
-        half = NormalDist().inv_cdf(1.0 - alpha / 2.0) * std
-        return np.column_stack([mean - half, mean + half])
+        return self.predict(X, return_std=True)
 
     def _check_inference(self, lifetime) -> None:
         """Refuse a standard error the fitted forest cannot give."""
