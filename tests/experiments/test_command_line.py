@@ -73,7 +73,8 @@ def test_a_misspelled_name_is_one_line_with_did_you_mean(overrides, expected, tm
         ),
         (
             ["figure=xyz"],
-            "unknown figure 'xyz'; the figures are: amf* (13), bsp* (9), lrt14* (4), mgs17-fig1, mgs20* (3)",
+            "unknown figure 'xyz'; the figures are: amf* (13), bsp* (9), cku23-coverage, lrt14* (4), lrt16-fig1, "
+            "lrt16-table1, mgs17-fig1, mgs20* (3)",
         ),
     ],
 )
