@@ -44,8 +44,9 @@ class TreeFamily(Protocol):
         number and schedule, which the forest checks) before they are extended."""
         ...
 
-    def store(self, forest, X: np.ndarray, targets: np.ndarray) -> int:
-        """Keep the rows about to be learnt if the trees revisit past points; the index of the first kept."""
+    def store(self, forest, X: np.ndarray, targets: np.ndarray, weights: np.ndarray | None) -> int:
+        """Keep what the forest needs of the rows about to be learnt (their ``weights``, None: all one): the rows if
+        the trees revisit past points; the index of the first kept (0 if none are)."""
         ...
 
     def learn(self, forest, tree, X: np.ndarray, targets: np.ndarray, first: int, params: np.ndarray) -> None:
@@ -101,16 +102,23 @@ def largest_float(forest) -> tuple[float, str]:
 class MondrianFamily:
     """Mondrian trees (``MondrianTree``) learnt, predicted and progressively validated by a forecaster's kernels
     (``n_stats``, ``learn``, ``predict``, ``progressive``); ``params`` gives its kernel parameters from the forest's,
-    ``learn_block`` the rows per learn call (None: all at once), and ``attributes`` the fitted attributes that tell
-    the forest's user what the trees are (set when they are made)."""
+    ``learn_block`` the rows per learn call (None: all at once), ``attributes`` the fitted attributes that tell
+    the forest's user what the trees are (set when they are made), and ``labels(forest, targets, weights)`` what the
+    forest keeps of the labels it learns (called by ``store``; None: nothing)."""
 
     def __init__(
-        self, forecaster: ModuleType, params: Callable, learn_block: int | None = None, attributes: dict | None = None
+        self,
+        forecaster: ModuleType,
+        params: Callable,
+        learn_block: int | None = None,
+        attributes: dict | None = None,
+        labels: Callable | None = None,
     ):
         self.forecaster = forecaster
         self._params = params
         self.learn_block = learn_block
         self.attributes = attributes or {}
+        self.labels = labels
 
     def kernel_params(self, forest) -> np.ndarray:
         return self._params(forest)
@@ -135,7 +143,13 @@ class MondrianFamily:
                 "set it back, or call fit to start again"
             )
 
-    def store(self, forest, X, targets) -> int:
+    def store(self, forest, X, targets, weights) -> int:
+        if self.labels is not None:
+            self.labels(forest, targets, weights)
+        return self.keep(forest, X, targets)
+
+    def keep(self, forest, X, targets) -> int:
+        """Keep the rows if the trees revisit past points (``store``'s); these trees do not: 0."""
         return 0
 
     def weights_refused(self, forest) -> str | None:

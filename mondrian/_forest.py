@@ -11,7 +11,7 @@ import numbers
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from inspect import signature
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -287,7 +287,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
         with self._rollback_from(saved, trees, X.shape[0]):
             self._add_new_classes(saved)
             if X.shape[0]:  # (none when every row weighs 0: their labels are known all the same, as scikit-learn's)
-                first = family.store(self, X, targets)
+                first = family.store(self, X, targets, weights)
                 for_each(learn, trees, self.n_jobs)
         self.predict_params_ = params
 
@@ -363,7 +363,7 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
             out = np.empty((X.shape[0], self._n_outputs))
             with self._rollback_from(saved, trees, X.shape[0]):
                 self._add_new_classes(saved)
-                first = family.store(self, X, targets)
+                first = family.store(self, X, targets, None)
                 for start in range(0, X.shape[0], _PROGRESSIVE_BLOCK):
                     rows = slice(start, start + _PROGRESSIVE_BLOCK)
                     Xb, tb = X[rows], targets[rows]
@@ -389,8 +389,12 @@ class OnlineForest(OneSamplePath, RiverHooks, ForestInputs, BaseEstimator):
         X = self._checked_X(X)
         if (out := self._predicted_plain_row(X)) is not None:  # one row: the one-sample kernel, one compiled call
             return out
-        out = np.zeros((X.shape[0], self._n_outputs))
-        params = self._predict_params()
+        return self._tree_mean(X, self._predict_params(), self._n_outputs)
+
+    def _tree_mean(self, X: np.ndarray, params: np.ndarray, n_columns: int) -> np.ndarray:
+        """The mean over the trees of the ``n_columns`` columns their family's ``predict`` adds at each checked row
+        of X (the predictions; a predictive distribution's second moments after them), blocks of rows on threads."""
+        out = np.zeros((X.shape[0], n_columns))
         family = self._family
 
         def predict_rows(rows: slice):
@@ -666,6 +670,21 @@ class Regression:
 
         def _predict_one_mean(self, x) -> list | None: ...
 
+        def _checked_X(self, X) -> np.ndarray: ...
+
+        def _predict_params(self) -> np.ndarray: ...
+
+        def _tree_mean(self, X: np.ndarray, params: np.ndarray, n_columns: int) -> np.ndarray: ...
+
+        def get_params(self, deep: bool = True) -> dict: ...
+
+        @property
+        def _family(self) -> Any: ...  # a TreeFamily (Any: each forest's property narrows it)
+
+    # Why predictions have no predictive distribution, after "...which <estimator>'s predictions do not have"
+    # (formatted with the estimator's parameters)
+    _no_predictive_distribution = " (MondrianForestRegressor(prediction='gaussian') gives one)"
+
     # The largest |label| learnt: the sums of a leaf's labels stay finite up to 2^40 of them (a forest whose kernels
     # square labels lowers it).
     _max_label = float(np.finfo(np.float64).max) / 2.0**40
@@ -755,20 +774,52 @@ class Regression:
         return self._progressive(X, y)[:, 0]
 
     @takes_turns
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, return_std=False):
         """Predict the label of each row: the average of the trees' predictions.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             The inputs.
+        return_std : bool, default=False
+            Also return the standard deviation of the predictive distribution of y at each row, the mixture of the
+            trees' (LRT16); only trees with a predictive distribution have one:
+            ``MondrianForestRegressor(prediction="gaussian")``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            The predictions.
+            The predictions (with a predictive distribution, its means).
+        ndarray of shape (n_samples,)
+            With ``return_std=True`` only: the predictive standard deviations.
+
+        Raises
+        ------
+        ValueError
+            If ``return_std`` is not a bool, or is True for trees without a predictive distribution.
         """
+        if not isinstance(return_std, bool | np.bool_):
+            raise ValueError(f"return_std must be True or False, got {return_std!r}")
+        if return_std:
+            return self._estimate_and_std(X, "predict(X, return_std=True)")
         return self._mean_prediction(X)[:, 0]
+
+    def _estimate_and_std(self, X, caller: str) -> tuple[np.ndarray, np.ndarray]:
+        """The forest's predictive mean and standard deviation at the rows of X: the mixture of its trees'
+        predictive distributions (mean: the mean of theirs; variance: the mean of their second moments, about the
+        forecaster's ``predictive_center``, less the mean's squared distance to it). Refused in one line, naming
+        ``caller``, when the trees' forecaster has none."""
+        X = self._checked_X(X)
+        params = self._predict_params()
+        center = getattr(self._family.forecaster, "predictive_center", None)
+        if center is None:
+            why = self._no_predictive_distribution.format(**self.get_params(deep=False))
+            raise ValueError(
+                f"{caller} needs a predictive distribution, which {type(self).__name__}'s predictions do not have{why}"
+            )
+        out = self._tree_mean(X, params, 2)
+        mean = out[:, 0]
+        return mean, np.sqrt(np.maximum(out[:, 1] - (mean - center(params)) ** 2, 0.0))
 
     # -- one sample at a time ---------------------------------------------------------------------------------------
     def _one_target(self, y, typed):

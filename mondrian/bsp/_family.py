@@ -46,7 +46,7 @@ class BSPFamily:
     def check_unchanged(self, forest) -> None:
         """Nothing but the forest's schedule and number of trees (``OnlineForest._check_unchanged``)."""
 
-    def store(self, forest, X, targets) -> int:
+    def store(self, forest, X, targets, weights) -> int:
         return forest.points_.append(kernel_X(X), targets)
 
     def _budget(self, forest) -> tuple[float, float]:

@@ -33,7 +33,6 @@ from mondrian._family import MondrianFamily, TreeFamily
 from mondrian._forest import Classification, OnlineForest, Regression
 from mondrian._intervals import CentralInterval
 from mondrian._keyword_only import keyword_only
-from mondrian._parallel import for_each, row_blocks
 from mondrian._schedule import Schedule
 from mondrian._shared_docs import shared_docs
 from mondrian._threads import takes_turns
@@ -57,10 +56,6 @@ PREDICTIONS = ("leaf", "path", "gaussian")  # how a regressor tree predicts
 FORECASTERS = {"leaf": _leaf_mean, "path": _path_mean, "gaussian": _gaussian}  # the kernels of each rule
 # How the Gaussian rule predicts x branching off above a node: the authors' code's law, or the exact one
 BRANCH_LAWS = ("code", "exact")
-# The authors' code's bound on K in its default noise variance var(y) / K, K = min(2 n, 500)
-MAX_NOISE_DIVISOR = 500.0
-# The largest |label| the Gaussian rule learns: their squares, summed, stay finite (as AMF's bound)
-GAUSSIAN_MAX_LABEL = 1e150
 
 
 def lifetime_at(n_points, scale, n_features):
@@ -152,15 +147,18 @@ class _MondrianForest(OnlineForest):
             return Schedule.fixed(self.lifetime)
         return Schedule.growing(self.lifetime_scale, split)
 
-    def _mondrian_family(self, forecaster, params, paused: bool = False, attributes: dict | None = None) -> TreeFamily:
+    def _mondrian_family(
+        self, forecaster, params, paused: bool = False, attributes: dict | None = None, labels=None
+    ) -> TreeFamily:
         """Trees learnt by ``forecaster``'s kernels (``params`` their parameters), keeping their points with the
-        increasing lifetime or LRT14's paused blocks; ``attributes``: what the forest tells of them once fitted."""
+        increasing lifetime or LRT14's paused blocks; ``attributes``: what the forest tells of them once fitted;
+        ``labels``: what it keeps of the labels (``MondrianFamily``)."""
         family: type[MondrianFamily]
         if self._increasing:
             family = IncreasingFamily
         else:
             family = PausedFamily if paused else MondrianFamily
-        return family(forecaster, params, attributes=attributes)
+        return family(forecaster, params, attributes=attributes, labels=labels)
 
 
 def _ikn_params(forest) -> np.ndarray:
@@ -446,10 +444,9 @@ class MondrianForestRegressor(CentralInterval, RegressorMixin, Regression, _Mond
 
     As the classifier's, predictions use the fitted state: only ``prediction``, ``n_jobs`` and the Gaussian rule's
     ``prior_mean``, ``prior_variance``, ``noise_variance``, ``gamma`` and ``branch_law`` are read (and validated) by
-    them. With
-    ``prediction="gaussian"`` labels must lie within +-1e150 (the labels' variance squares them). ``partial_fit``
-    refuses a change of ``n_estimators`` or ``lifetime`` (with its
-    ``lifetime_scale`` and ``min_samples_split``): "call fit".
+    them. With ``prediction="gaussian"`` labels must lie within +-1e150 (the labels' variance squares them).
+    ``partial_fit`` refuses a change of ``n_estimators`` or ``lifetime`` (with its ``lifetime_scale`` and
+    ``min_samples_split``): "call fit".
 
     The path rule is the classifier's IKN walk (``smoothing="ikn"``, ``gamma=np.inf``: the same weights) with node
     means. Nodes keep the label sums of their leaves only (the leaf rule needs no more), so a prediction sums the
@@ -464,25 +461,19 @@ class MondrianForestRegressor(CentralInterval, RegressorMixin, Regression, _Mond
     ``return_std``.
 
     The Gaussian rule (LRT16): the node means of a tree follow a Brownian motion in the time s(t) = sigma_mu^2 *
-    sigmoid(gamma t) of its split times, the root's mean N(m, s(tau_root) - s(0)) and a child's N(its parent's mean,
-    s(tau_j) - s(tau_parent)) (tau = the lifetime at a leaf), and a label is N(its leaf's mean, sigma_y^2); the
-    posterior of every node's mean is exact Gaussian belief propagation over the tree (up from the leaves' counts
-    and label sums, then down). A tree's predictive at x mixes, over the nodes j of x's path, the law of a new node
-    inserted above j (x branching off there with probability P(no branching higher up) * p_j, as the path rule
-    weighs), and the posterior of x's leaf with the weight left, each plus sigma_y^2: the new node's law is node j's
-    posterior with the variance s(t) - s(tau_parent(j)) added, t the expected branching time (the mean of the
-    truncated exponential), so that the standard deviation grows as x leaves a leaf's range (or, ``branch_law=
-    "exact"``, x's new leaf's exact law given t, whose std grows out to the prior's far from the data). The forest's
-    predictive is the mixture of its trees' (mean: the mean of their means; variance: the mean of their variances
-    plus the variance of their means). LRT16's text on the model, its settings and prediction is not reachable
-    offline: the formulas and the defaults above are those of the authors' code (balajiln/mondrianforest,
-    ``optype=real``), which runs an infinite lifetime only; here any lifetime (with the increasing lifetime a tree's
-    leaves are those at its current lifetime). ``predict_interval`` takes the Gaussian of the forest's predictive
-    mean and variance, mean -/+ z * std: it is the interval ``return_std`` describes, at no cost beyond it (the
-    mixture's exact quantiles would need every component of every tree at every point). m, the labels' variance
-    and their number are learnt online exactly as in batch (accumulated one label after the other,
-    ``label_moments_``), so that ``fit``, ``partial_fit`` in any chunks and ``learn_one`` give the same floats.
-    ``progressive_predict`` runs the Gaussian rule one row at a time (predict, then partial_fit).
+    sigmoid(gamma t) of its split times (the root's mean N(m, s(tau_root) - s(0)), a child's N(its parent's mean,
+    s(tau_j) - s(tau_parent))), a label is N(its leaf's mean, sigma_y^2), and each node's posterior is exact Gaussian
+    belief propagation over the tree. A tree's predictive at x mixes, over the nodes j of x's path, the law of a new
+    node inserted above j (x branching off there with the path rule's weight) and the posterior of x's leaf with the
+    weight left, each plus sigma_y^2: the new node's law adds s(t) - s(tau_parent(j)) to j's posterior, t the expected
+    branching time, so that the std grows as x leaves the data (``branch_law="exact"``: x's new leaf's exact law
+    given t, whose std grows out to the prior's far from the data; ``mondrian.forest._gaussian`` has the formulas).
+    The forest's predictive is the mixture of its trees' and ``predict_interval`` its Gaussian approximation, mean
+    -/+ z * std. LRT16's text is not reachable offline: the formulas and defaults are those of the authors' code
+    (balajiln/mondrianforest, ``optype=real``), which runs an infinite lifetime only; here any lifetime. m, the
+    labels' variance and their number are learnt exactly as in batch (``label_moments_``), so that ``fit``,
+    ``partial_fit`` in any chunks and ``learn_one`` give the same floats. ``progressive_predict`` runs the Gaussian
+    rule one row at a time (predict, then partial_fit).
 
     References
     ----------
@@ -528,16 +519,14 @@ class MondrianForestRegressor(CentralInterval, RegressorMixin, Regression, _Mond
     }
 
     label_moments_: np.ndarray  # (weight, mean, sum of squared deviations) of the labels learnt
-
-    def __setstate__(self, state):
-        if "trees_" in state and "label_moments_" not in state:  # pickled before the Gaussian rule: moments unknown
-            state = {**state, "label_moments_": np.full(3, np.nan)}
-        super().__setstate__(state)
+    _no_predictive_distribution = (
+        " with prediction={prediction!r}: call set_params(prediction='gaussian') (the same trees, no refit)"
+    )
 
     @property
     def _max_label(self) -> float:  # type: ignore[override]  # Regression's class attribute, per rule here
         """The largest |label| learnt: the Gaussian rule squares labels (their variance), so 1e150 with it."""
-        return GAUSSIAN_MAX_LABEL if self.prediction == "gaussian" else Regression._max_label
+        return _gaussian.MAX_LABEL if self.prediction == "gaussian" else Regression._max_label
 
     @keyword_only
     def __init__(
@@ -576,114 +565,18 @@ class MondrianForestRegressor(CentralInterval, RegressorMixin, Regression, _Mond
     @property
     def _family(self) -> TreeFamily:
         # the rule in force (checked before it is read: _check_params, _predict_params); every rule learns with the
-        # leaf mean's kernels, so the trees are the same
-        return self._mondrian_family(FORECASTERS[self.prediction], _mean_params)
-
-    def _weighed(self, X, targets, sample_weight, first: bool):
-        """The rows to learn (``OnlineForest._weighed``), whose labels are added to ``label_moments_`` (LRT16's
-        data-dependent m and sigma_mu^2), one after the other in a kernel: the same floats whatever the chunks. A
-        new array, so that a failed call restores the previous one."""
-        X, targets, weights = super()._weighed(X, targets, sample_weight, first)
-        moments = np.zeros(3) if first else self.label_moments_.copy()
-        _gaussian.label_moments(moments, targets, np.ones(targets.shape[0]) if weights is None else weights)
-        self.label_moments_ = moments
-        return X, targets, weights
-
-    def _gaussian_params(self) -> np.ndarray:
-        """(sigma_y^2, sigma_mu^2, m, gamma) for the Gaussian kernels, from the parameters (checked here: they may
-        change at any time) or, as the authors' code sets them, from the n labels learnt (their weight), of mean m
-        and variance v (1 if it is 0): with K = min(2n, 500), sigma_y^2 = v / K, sigma_mu^2 = 2 v K / (K + 2) and
-        gamma = d / (2 log2 n) (n at least 2)."""
-        check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law")
-        weight, mean, m2 = self.label_moments_
-        if np.isnan(weight):
-            raise ValueError(
-                "prediction='gaussian' reads the mean and variance of the labels learnt, which a model pickled before "
-                "it does not hold: fit it again"
-            )
-        if not np.isfinite(m2):
-            raise ValueError(
-                f"prediction='gaussian' needs labels within +-{GAUSSIAN_MAX_LABEL:.3g} (it squares them), but these "
-                "trees learnt larger ones: scale y and fit again"
-            )
-        variance = m2 / weight if m2 > 0.0 else 1.0
-        k = min(2.0 * weight, MAX_NOISE_DIVISOR)
-        prior_variance = 2.0 * variance * k / (k + 2.0) if self.prior_variance is None else float(self.prior_variance)
-        noise = variance / k if self.noise_variance is None else float(self.noise_variance)
-        prior_mean = mean if self.prior_mean is None else float(self.prior_mean)
-        gamma = self.n_features_in_ / (2.0 * np.log2(max(weight, 2.0))) if self.gamma is None else float(self.gamma)
-        return _gaussian.kernel_params(noise, prior_variance, prior_mean, gamma, self.branch_law == "exact")
+        # leaf mean's kernels, so the trees are the same, and keeps the labels' moments (the Gaussian rule's m and
+        # sigma_mu^2), so that the rule may change after fit
+        return self._mondrian_family(FORECASTERS[self.prediction], _mean_params, labels=_gaussian.learn_label_moments)
 
     def _predict_params(self) -> np.ndarray:
         """``prediction`` may change after fit: it is checked here (every rule reads the same trees); so are the
-        Gaussian rule's hyperparameters, read at each prediction."""
-        check_params(self, "prediction")
-        return self._gaussian_params() if self.prediction == "gaussian" else self.predict_params_
-
-    def _estimate_and_std(self, X, method: str) -> tuple[np.ndarray, np.ndarray]:
-        """The forest's predictive mean and standard deviation at the rows of X: the mixture of its trees'
-        predictive distributions (mean: the mean of theirs; variance: the mean of their second moments less the
-        mean squared, computed about m). Refused in one line unless ``prediction="gaussian"``."""
-        X = self._checked_X(X)
+        Gaussian rule's hyperparameters, read at each prediction (``_gaussian.forest_params``)."""
         check_params(self, "prediction")
         if self.prediction != "gaussian":
-            raise ValueError(
-                f"{method} needs the predictive distribution of prediction='gaussian', but prediction="
-                f"{self.prediction!r}: call set_params(prediction='gaussian') (the same trees, no refit)"
-            )
-        params = self._gaussian_params()
-        out = np.zeros((X.shape[0], 2))
-        family = self._family
-
-        def predict_rows(rows: slice):
-            family.predict(self, X[rows], params, out[rows])
-
-        for_each(predict_rows, row_blocks(X.shape[0], self.n_jobs), self.n_jobs)
-        out /= len(self.trees_)
-        mean = out[:, 0]
-        variance = out[:, 1] - (mean - params[2]) ** 2
-        return mean, np.sqrt(np.maximum(variance, 0.0))
-
-    @takes_turns
-    def predict(self, X, return_std=False):
-        """Predict the label of each row: the average of the trees' predictions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The inputs.
-        return_std : bool, default=False
-            Also return the standard deviation of the predictive distribution of y at each row (LRT16's, the mixture
-            of the trees'); needs ``prediction="gaussian"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The predictions (with ``prediction="gaussian"``, the predictive means).
-        ndarray of shape (n_samples,)
-            With ``return_std=True`` only: the predictive standard deviations.
-
-        Raises
-        ------
-        ValueError
-            If ``return_std`` is not a bool, or is True while ``prediction`` is not ``"gaussian"``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from mondrian import MondrianForestRegressor
-        >>> X = np.random.default_rng(0).uniform(size=(200, 1))
-        >>> y = np.sin(6 * X[:, 0])
-        >>> reg = MondrianForestRegressor(n_estimators=5, prediction="gaussian", random_state=0).fit(X, y)
-        >>> mean, std = reg.predict([[0.5], [2.0]], return_std=True)  # inside the data, then far outside
-        >>> bool(std[0] < std[1])
-        True
-        """
-        if not isinstance(return_std, bool | np.bool_):
-            raise ValueError(f"return_std must be True or False, got {return_std!r}")
-        if not return_std:
-            return self._mean_prediction(X)[:, 0]
-        return self._estimate_and_std(X, "predict(X, return_std=True)")
+            return self.predict_params_
+        check_params(self, "prior_mean", "prior_variance", "noise_variance", "gamma", "branch_law")
+        return _gaussian.forest_params(self)
 
     @takes_turns
     def progressive_predict(self, X, y) -> np.ndarray:

@@ -23,7 +23,7 @@ class PointFamily(MondrianFamily):
             tree.keep_points(16)
         return trees
 
-    def store(self, forest, X, targets) -> int:
+    def keep(self, forest, X, targets) -> int:
         return forest.points_.append(X, targets)
 
     def _room(self, forest, tree: MondrianTree, n_new: int) -> int:
@@ -44,7 +44,7 @@ class PausedFamily(PointFamily):
     stays a leaf until an extension splits it); and a tree whose arrays hold ``max_nodes`` samples a leaf again only
     if the nodes it may make (2 per point it holds) fit in the room left."""
 
-    def store(self, forest, X, targets) -> int:
+    def keep(self, forest, X, targets) -> int:
         """The rows, up to the ``max_nodes`` points the forest keeps."""
         kept = X.shape[0] if forest.max_nodes is None else max(min(X.shape[0], forest.max_nodes - forest.points_.n), 0)
         return forest.points_.append(X[:kept], targets[:kept])

@@ -47,6 +47,53 @@ n_stats = _leaf_mean.n_stats
 learn = _leaf_mean.learn
 weights_refused = _leaf_mean.weights_refused  # a leaf's count and label sum are then weighted ones
 
+# The authors' code's bound on K in its default noise variance var(y) / K, K = min(2 n, 500)
+MAX_NOISE_DIVISOR = 500.0
+# The largest |label| the Gaussian rule learns: their squares, summed, stay finite (as AMF's bound)
+MAX_LABEL = 1e150
+
+
+def learn_label_moments(forest, targets: np.ndarray, weights: np.ndarray | None) -> None:
+    """Add the labels learnt (of ``weights``, None: all one) to ``forest.label_moments_`` (the data-dependent m and
+    sigma_mu^2 read them), one after the other in a kernel: the same floats whatever the chunks. A new array, so that
+    a failed call restores the previous one; nan (unknown) for trees learnt before the forest kept them."""
+    moments = getattr(forest, "label_moments_", None)
+    if moments is None:
+        moments = np.full(3, np.nan) if hasattr(forest, "trees_") else np.zeros(3)
+    moments = moments.copy()
+    label_moments(moments, targets, np.ones(targets.shape[0]) if weights is None else weights)
+    forest.label_moments_ = moments
+
+
+def forest_params(forest) -> np.ndarray:
+    """The kernels' parameters from the forest's ``prior_mean``, ``prior_variance``, ``noise_variance``, ``gamma``
+    and ``branch_law`` or, as the authors' code sets them, from the n labels learnt (their weight), of mean m and
+    variance v (1 if it is 0): with K = min(2n, 500), sigma_y^2 = v / K, sigma_mu^2 = 2 v K / (K + 2) and
+    gamma = d / (2 log2 n) (n at least 2)."""
+    weight, mean, m2 = getattr(forest, "label_moments_", np.full(3, np.nan))
+    if np.isnan(weight):
+        raise ValueError(
+            "prediction='gaussian' reads the mean and variance of the labels learnt, which a model pickled before "
+            "it does not hold: fit it again"
+        )
+    if not np.isfinite(m2):
+        raise ValueError(
+            f"prediction='gaussian' needs labels within +-{MAX_LABEL:.3g} (it squares them), but these trees learnt "
+            "larger ones: scale y and fit again"
+        )
+    variance = m2 / weight if m2 > 0.0 else 1.0
+    k = min(2.0 * weight, MAX_NOISE_DIVISOR)
+    prior_variance = 2.0 * variance * k / (k + 2.0) if forest.prior_variance is None else float(forest.prior_variance)
+    noise = variance / k if forest.noise_variance is None else float(forest.noise_variance)
+    prior_mean = mean if forest.prior_mean is None else float(forest.prior_mean)
+    gamma = forest.n_features_in_ / (2.0 * np.log2(max(weight, 2.0))) if forest.gamma is None else float(forest.gamma)
+    return kernel_params(noise, prior_variance, prior_mean, gamma, forest.branch_law == "exact")
+
+
+def predictive_center(params: np.ndarray) -> float:
+    """m: ``predict`` adds the trees' second moments about it (a forest with a predictive distribution)."""
+    return float(params[2])
+
 
 def kernel_params(
     noise_variance: float, prior_variance: float, prior_mean: float, gamma: float, exact: bool = False

@@ -63,7 +63,7 @@ class OnlineRandomFamily:
                 f"{tree.n_projection_features} features per test); call fit to start again"
             )
 
-    def store(self, forest, X, targets) -> int:
+    def store(self, forest, X, targets, weights) -> int:
         return 0
 
     def weights_refused(self, forest) -> str | None:

@@ -6,9 +6,9 @@ predicts the mean label of the training points it holds, ``empty_value`` when it
 averages its trees, each fitted on all the data (no bootstrap). The partition at a smaller lifetime is the same
 tree pruned at it, so one fitted forest predicts at every lifetime up to its own (MGS20's nested estimators).
 
-``lifetime="adaptive"`` chooses it from the data as MGS20 propose: the forest is fitted on a random half at
-the largest lifetime of a geometric grid (ratio 2) and read at every grid value; on the other half (its points in
-the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is taken, then Audibert's (2007) STAR
+``lifetime="adaptive"`` chooses it from the data as MGS20 propose (``_adaptive``): the forest is fitted on a random
+half at the largest lifetime of a geometric grid (ratio 2) and read at every grid value; on the other half (its points
+in the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is taken, then Audibert's (2007) STAR
 step: for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam,
 alpha = clip(sum (y - a)(b - a) / sum (b - a)^2, 0, 1), and the combination of least empirical risk is the
 prediction.
@@ -16,8 +16,8 @@ prediction.
 The regressor is also CKU23's (Cattaneo, Klusowski, Underwood, "Inference with Mondrian random forests"): with
 ``debias_order`` J > 0 the debiased forest, a generalized jackknife over J + 1 independent forests at lifetimes
 a_r lambda (``_debias``); ``predict(X, return_std=True)`` and ``predict_interval`` their variance estimator and
-confidence interval for mu(x), from the forest's weights of its training points at x (``_weights``); and
-``lifetime="polynomial"`` their lifetime selection with polynomial estimation (``_lifetime``).
+confidence interval for mu(x) (``_inference``), from the forest's weights of its training points at x (``_weights``);
+and ``lifetime="polynomial"`` their lifetime selection with polynomial estimation (``_lifetime``).
 """
 
 from __future__ import annotations
@@ -27,14 +27,12 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mondrian._forest import unchanged_on_failure, weighed, with_default_params, writeable
-from mondrian._intervals import CentralInterval
 from mondrian._keyword_only import keyword_only
 from mondrian._nodes import NO_NODE, add_node, empty_tree
 from mondrian._parallel import for_each, sum_over_trees
@@ -50,87 +48,26 @@ from mondrian._validation import (
     tree_streams,
 )
 from mondrian.partition import _cells, _weights
+from mondrian.partition._adaptive import ADAPTIVE, HALVES, AdaptiveLifetime, lifetime_grid, star
 from mondrian.partition._debias import debiasing_weights, default_scales
-from mondrian.partition._lifetime import aimse_lifetime
+from mondrian.partition._inference import DebiasedForest
+from mondrian.partition._lifetime import POLYNOMIAL
 from mondrian.tree import MondrianTree
+
+__all__ = [
+    "MondrianPartitionForestClassifier",
+    "MondrianPartitionForestRegressor",
+    "debiasing_weights",
+    "default_scales",
+    "lifetime_grid",
+    "star",
+]
 
 # The largest expected number of cells of a whole partition the forests take by default (only those around the data
 # are drawn: the limit refuses a lifetime meaningless for the box, not a cost).
 MAX_PARTITION_CELLS = 1e15
 
 DOMAINS = ("auto", "unit", "data")
-ADAPTIVE = "adaptive"
-POLYNOMIAL = "polynomial"  # CKU23's lifetime selection by polynomial estimation
-
-# The most weights of training points (evaluation rows times training points, per forest) the variance estimator holds
-# at once: rows are taken in chunks of about this many weights.
-WEIGHTS_PER_CHUNK = 1 << 22
-
-
-# Why the adaptive lifetime takes whole sample weights only (as copies of their rows).
-_HALVES = "the adaptive lifetime deals the points into two halves (one fits, one chooses), whole points"
-
-
-def lifetime_grid(n: int, d: int) -> np.ndarray:
-    """Return the default grid of the adaptive lifetime.
-
-    1, 2, 4, ... up to the first value >= n^(1/d), the lifetime whose cells hold about one point each (MGS20's
-    lam_n ~ n^(1/(d + 2 beta)) as the smoothness beta goes to 0).
-
-    Parameters
-    ----------
-    n : int
-        The number of points the forest is fitted on (half of the data with the adaptive lifetime).
-    d : int
-        The number of features.
-
-    Returns
-    -------
-    ndarray
-        The grid, increasing powers of 2.
-
-    Examples
-    --------
-    >>> from mondrian.partition import lifetime_grid
-    >>> lifetime_grid(1000, 2).tolist()  # 1000 ** (1 / 2) = 31.6
-    [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
-    """
-    top = max(int(np.ceil(np.log2(max(n, 2) ** (1.0 / d)))), 0)
-    return 2.0 ** np.arange(top + 1)
-
-
-def star(first: np.ndarray, others: np.ndarray, y: np.ndarray) -> tuple[int, float, np.ndarray]:
-    """Apply Audibert's STAR step: the best point on the segments from one predictor to the others.
-
-    For each row b of ``others``, alpha = clip(sum (y - a)(b - a) / sum (b - a)^2, 0, 1) minimises the empirical
-    square risk of (1 - alpha) a + alpha b, a = ``first``.
-
-    Parameters
-    ----------
-    first : ndarray of shape (n_samples,)
-        The predictions a of the empirical risk minimiser.
-    others : ndarray of shape (n_candidates, n_samples)
-        The predictions of the candidates, one row each.
-    y : ndarray of shape (n_samples,)
-        The labels.
-
-    Returns
-    -------
-    best : int
-        The row whose segment holds the least empirical risk.
-    alpha : float
-        Its weight.
-    risks : ndarray of shape (n_candidates,)
-        The least empirical risk on each row's segment.
-    """
-    step = others - first
-    spread = (step**2).sum(axis=1)
-    alphas = np.clip(
-        np.divide((step * (y - first)).sum(axis=1), spread, out=np.zeros_like(spread), where=spread > 0), 0, 1
-    )
-    risks = ((first + alphas[:, None] * step - y) ** 2).mean(axis=1)
-    best = int(np.argmin(risks))
-    return best, float(alphas[best]), risks
 
 
 class _PartitionForest(BaseEstimator):
@@ -266,7 +203,7 @@ class _PartitionForest(BaseEstimator):
 
 
 @shared_docs
-class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _PartitionForest):
+class MondrianPartitionForestRegressor(DebiasedForest, AdaptiveLifetime, RegressorMixin, _PartitionForest):
     r"""Purely random Mondrian forest regressor (MGS20).
 
     Each tree is a Mondrian partition MP(lifetime, domain) drawn independently of the data, sampled only where data
@@ -276,14 +213,11 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
 
     Parameters
     ----------
-    n_estimators : int, default=10
-        The number of trees M.
+    {n_estimators}
     lifetime : float, "adaptive" or "polynomial", default=1.0
         The Mondrian lifetime lambda, a positive finite number (MGS20's minimax choice for a beta-Hölder regression
-        function: lambda_n ~ n^(1/(d + 2 beta))), ``"adaptive"``: chosen on half of the data (MGS20, see the
-        Notes), or ``"polynomial"``: CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE(J - 1)
-        for the debiased forest of order J >= 1 (their procedure for inference), lambda_hat_AIMSE(0) for J = 0 (see
-        the Notes).
+        function: lambda_n ~ n^(1/(d + 2 beta))), ``"adaptive"``: chosen on half of the data (MGS20), or
+        ``"polynomial"``: CKU23's lambda_hat_AIMSE(J - 1) for order J >= 1, (0) for J = 0 (see the Notes).
     lifetimes : array-like of float or None, default=None
         The grid of the adaptive lifetime, increasing (None: 1, 2, 4, ... up to n_half^(1/d), see
         ``lifetime_grid``).
@@ -295,27 +229,23 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
         The prediction of a cell that holds no training point (MGS20: 0).
     max_cells : float, default=1e15
         The largest expected number of cells of the whole partition MP(lifetime, domain), prod_j (1 + lifetime s_j)
-        over the domain's sides s_j (adaptive: at the largest lifetime of the grid): a larger one is refused at fit,
-        before anything is allocated. Only the cells around the data are drawn (about n times a few log(lifetime s_j)
-        nodes), so the default refuses only what is meaningless (a lifetime far too large for the box, or data of
-        huge magnitude: scale them) rather than what costs memory.
-    random_state : int, RandomState, Generator or None, default=None
-        The seed of the partitions: each tree draws from its own stream spawned from it, so that results are the
-        same for every ``n_jobs``. None: fresh entropy.
+        over the domain's sides s_j (adaptive: at the grid's largest lifetime), refused at fit. Only the cells around
+        the data are drawn, so the default refuses what is meaningless (a lifetime far too large for the box, or data
+        of huge magnitude: scale them), not what costs memory.
+    {random_state}
     {n_jobs}
     debias_order : int, default=0
         CKU23's debiasing order J: the forest is the generalized jackknife sum_r omega_r mu_r of J + 1 independent
-        forests of ``n_estimators`` trees each, at lifetimes a_r lambda (r = 0..J), whose weights cancel the first J
-        terms of the bias. 0: the plain forest. J > 0 needs a number or ``"polynomial"`` as lifetime.
+        forests of ``n_estimators`` trees at lifetimes a_r lambda, cancelling the first J terms of the bias (0: the
+        plain forest); J > 0 needs a number or ``"polynomial"`` as lifetime.
     debias_scales : array-like of float or None, default=None
         The lifetime scales a_r: J + 1 distinct positive numbers, the first 1 (None: CKU23's a_r = 1.05^r).
 
     Attributes
     ----------
     trees_ : list of MondrianTree
-        The fitted trees (stats: column 0 the number of points of each cell, column 1 the sum of their labels, at
-        every node), at lifetime a_0 lambda = lambda; each keeps its leaves' training points (``first_point``,
-        ``next_point``) for the variance estimator.
+        The fitted trees at lifetime lambda (stats: column 0 the number of points of each cell, column 1 the sum of
+        their labels); each keeps its leaves' points (``first_point``, ``next_point``) for the variance estimator.
     debias_trees_ : list of list of MondrianTree
         The forests r = 1..J of the debiased forest (empty for J = 0), the r-th at lifetime a_r lambda.
     debias_scales_ : ndarray of shape (J + 1,)
@@ -353,43 +283,24 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
     lifetime up to its own (MGS20's nested estimators): ``predict(X, lifetime)`` and ``predict_nested(X,
     lifetimes)``.
 
-    ``lifetime="adaptive"`` chooses it from the data as MGS20 propose: the forest is fitted on a random half at the
-    largest lifetime of a geometric grid (ratio 2) and read at every grid value; on the other half (its points in
-    the inner box [eps, 1 - eps]^d) the lifetime lam1 of least empirical risk is taken, then Audibert's (2007) STAR
-    step (``star``): for each lam of the grid, the best convex combination (1 - alpha) f_lam1 + alpha f_lam, and the
-    combination of least empirical risk is the prediction.
+    ``lifetime="adaptive"`` is MGS20's: fitted on a random half at the largest lifetime of a geometric grid, the
+    forest is read at every grid value; the other half (in the inner box [eps, 1 - eps]^d) picks the lifetime of
+    least empirical risk, then Audibert's (2007) STAR step (``star``) its best convex combination with another.
 
-    **Inference (CKU23).** The forest is mu_hat(x) = sum_i w_i(x) Y_i, w_i(x) = (1/B) sum_b 1(X_i in T_b(x)) / N_b(x),
-    "If there are no samples $X_i$ in $T_b(x)$ then $N_b(x) = 0$, so we define $0/0 = 0$" (MGS20's empty value 0).
-    The debiased forest of order J, mu_d(x) = sum_r omega_r mu_r(x), averages J + 1 forests of B trees each at
-    lifetimes a_r lambda, all trees independent ("suppose they are mutually independent"); the weights solve
-    "$\sum_{r=0}^{J} \omega_r = 1$ and $\sum_{r=0}^{J} \omega_r a_r^{-2s} = 0$ for each $1 \leq s \leq J$"
-    (``debiasing_weights``), a forest's bias being a series in lambda^-2. The default scales are CKU23's: "We
-    suggest for concreteness taking $a_r = 1.05^r$." (the authors' replication code runs a_r = 1.5^r:
-    ``debias_scales=[1.0, 1.5]``).
-
-    ``predict(X, return_std=True)`` returns the estimate and its standard error sqrt(lambda^d Sigma_hat_d(x) / n),
-    CKU23's variance estimator Sigma_hat_d(x) = sigma2_hat(x) (n / lambda^d) sum_i (sum_r omega_r w_ri(x))^2, with
-    sigma2_hat(x) = sum_i w_0i(x) (Y_i - mu_hat(x))^2 their eq. (sigma2_hat), of the lifetime-lambda forest (r = 0)
-    and its own estimate mu_hat(x) ("With $\hat\sigma^2(x)$ as in \eqref{eq:sigma2_hat}"); a row of sample
-    weight k counts as k rows, as in the cells' statistics. ``predict_interval`` is their interval
-    mu_d(x) -/+ q_(1 - alpha/2) sqrt(lambda^d / n) Sigma_hat_d(x)^(1/2). It is a confidence interval for the
-    regression function mu(x) = E[Y | X = x], not a prediction interval for a new Y (which would add the noise's
-    variance), and it holds when the bias is negligible against the standard error (CKU23's lifetime conditions, or
-    the lifetime selection below). The variance estimator reads the fitted lifetime only, and needs a number or
-    ``"polynomial"`` as lifetime (the adaptive lifetime combines two lifetimes of forests fitted on half of the
-    data, which it does not cover).
-
-    ``lifetime="polynomial"`` is CKU23's lifetime selection with polynomial estimation, lambda_hat_AIMSE, in their
-    procedure for inference: "use $\hat\mu_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ and
-    $\hat\Sigma_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ to construct a confidence interval", so that
-    the lifetime, tailored to the more biased estimator of order J - 1, makes the order-J bias negligible; with
-    J = 0, lambda_hat_AIMSE(0), the plain forest's AIMSE-optimal lifetime (whose bias is not negligible). Their
-    other rule, generalized cross-validation, is not implemented; the authors' replication code runs the
-    polynomial one. lambda_hat_AIMSE(J) plugs into the minimiser of the AIMSE the derivatives
-    sum_j d_j^(2J+2) mu and the noise variance of a global polynomial of order 2J + 4 without interactions fitted by
-    least squares (the design's density taken uniform, the noise homoskedastic); on a box other than [0, 1]^d,
-    X is mapped onto it and the lifetime mapped back with the geometric mean of the box's sides.
+    **Inference (CKU23).** With ``debias_order`` J the forest is their debiased forest sum_r omega_r mu_r(x) of J + 1
+    independent forests at lifetimes a_r lambda, the weights solving "$\sum_{r=0}^{J} \omega_r = 1$ and
+    $\sum_{r=0}^{J} \omega_r a_r^{-2s} = 0$ for each $1 \leq s \leq J$" (``debiasing_weights``); the default scales
+    are theirs, "We suggest for concreteness taking $a_r = 1.05^r$." (their replication code runs 1.5^r:
+    ``debias_scales=[1.0, 1.5]``). ``predict(X, return_std=True)`` gives the estimate and its standard error
+    sqrt(lambda^d Sigma_hat_d(x) / n), their variance estimator (``mondrian.partition._inference``; a cell without
+    points weighs none: "we define $0/0 = 0$"), and ``predict_interval`` their interval, the estimate -/+
+    q_(1 - alpha/2) times it: a confidence interval for mu(x) = E[Y | X = x], not a prediction interval for a new Y,
+    valid when the bias is negligible against the standard error. Both read the fitted lifetime, a number or
+    ``"polynomial"``: their lifetime selection with polynomial estimation in their procedure for inference, "use
+    $\hat\mu_\rd\big(x; \hat\lambda_{\AIMSE}(J-1), J\big)$ and $\hat\Sigma_\rd\big(x; \hat\lambda_{\AIMSE}(J-1),
+    J\big)$ to construct a confidence interval" (J = 0: lambda_hat_AIMSE(0), whose bias is not negligible), from a
+    global polynomial of order 2J + 4 fitted by least squares (``mondrian.partition._lifetime``). Their other rule,
+    generalized cross-validation, is not implemented.
 
     Every parameter is validated at ``fit`` and only read there: predictions use the fitted state (``trees_``,
     ``lifetime_``, ``empty_value_``, ``selection_``), so that ``set_params`` after fit changes no prediction; but
@@ -465,38 +376,11 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
 
     def _check_params(self) -> None:
         super()._check_params()
-        if self.lifetimes is not None:
-            try:
-                grid = np.asarray(self.lifetimes, dtype=np.float64)
-            except (TypeError, ValueError):  # not numbers
-                grid = np.full(0, np.nan)
-            valid = grid.ndim == 1 and grid.size > 0 and np.all(np.isfinite(grid) & (grid > 0))
-            if not valid or np.any(np.diff(grid) <= 0):
-                raise ValueError(f"lifetimes must be increasing positive finite numbers, got {self.lifetimes!r}")
-        if self.debias_order > 0 and self.lifetime == ADAPTIVE:
-            raise ValueError("debias_order > 0 needs a number or 'polynomial' as lifetime, not 'adaptive'")
-        self._scales()
-
-    def _scales(self) -> np.ndarray:
-        """The checked lifetime scales a_r, r = 0..J."""
-        if self.debias_scales is None:
-            return default_scales(self.debias_order)
-        try:
-            scales = np.asarray(self.debias_scales, dtype=np.float64)
-        except (TypeError, ValueError):  # not numbers
-            scales = np.full(0, np.nan)
-        valid = scales.shape == (self.debias_order + 1,) and np.all(np.isfinite(scales) & (scales > 0))
-        if not valid or scales[0] != 1.0 or np.unique(scales).size != scales.size:
-            raise ValueError(
-                f"debias_scales must be debias_order + 1 = {self.debias_order + 1} distinct positive finite numbers, "
-                f"the first 1.0, got {self.debias_scales!r}"
-            )
-        return scales
+        self._check_grid()
+        self._check_debiasing()
 
     def fit(self, X, y, sample_weight=None):
-        """Draw the forest's partitions where the data lie, and the mean label of every cell.
-
-        With the adaptive lifetime, on half of the data, the other half choosing the prediction.
+        """Draw the forest's partitions where the data lie, and the mean label of every cell (adaptive: on half).
 
         Parameters
         ----------
@@ -522,87 +406,17 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
         with unchanged_on_failure(self):
             X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
             X, y = writeable(X), np.asarray(y, dtype=np.float64)
-            X, y, w = self._weighed(X, y, sample_weight, _HALVES if adaptive else None)
+            X, y, w = self._weighed(X, y, sample_weight, HALVES if adaptive else None)
             self.empty_value_ = float(self.empty_value)
             lower, upper = self._domain(X)
             for name in ("selection_", "training_targets_", "training_weights_"):
                 self.__dict__.pop(name, None)
-            scales = self._scales()
-            self.debias_scales_, self.debias_weights_, self.debias_trees_ = scales, debiasing_weights(scales), []
-            # one stream per tree (the same trees' streams whatever the lifetime), one for the half split, then one
-            # per tree of the debiasing forests r = 1..J
-            B = self.n_estimators
-            streams = tree_streams(self.random_state, (self.debias_order + 1) * B + 1)
-            if not adaptive:
-                lifetime = (  # CKU23's lambda_hat_AIMSE(J - 1) for inference at order J >= 1, (0) at J = 0
-                    aimse_lifetime(X, y, w, lower, upper, scales[: max(self.debias_order, 1)])
-                    if self.lifetime == POLYNOMIAL
-                    else float(self.lifetime)
-                )
-                self._grow(X, y, w, lifetime, lower, upper, streams[:B])
-                self.debias_trees_ = [
-                    self._grown(X, y, w, a * lifetime, lower, upper, streams[B + 1 + (r - 1) * B : B + 1 + r * B])
-                    for r, a in enumerate(scales[1:], start=1)
-                ]
-                self.training_targets_, self.training_weights_ = y, w
-                return self
-            if X.shape[0] < 2:
-                raise ValueError(
-                    f"the adaptive lifetime needs 2 samples or more (half to fit, half to choose), got {len(y)} sample"
-                )
-            order = streams[-1].permutation(len(y))
-            fit_half, held_out = order[: len(y) // 2], order[len(y) // 2 :]
-            grid = (
-                lifetime_grid(len(fit_half), X.shape[1])
-                if self.lifetimes is None
-                else np.asarray(self.lifetimes, dtype=np.float64)
-            )
-            self._grow(X[fit_half], y[fit_half], None, float(grid[-1]), lower, upper, streams[:B])  # (whole rows)
-            eps = self.inner_margin * (upper - lower)
-            inner = held_out[np.all((X[held_out] >= lower + eps) & (X[held_out] <= upper - eps), axis=1)]
-            if inner.size == 0:
-                raise ValueError("no held-out point in the inner box: lower inner_margin")
-            nested = self.predict_nested(X[inner], grid)
-            risks = ((nested - y[inner]) ** 2).mean(axis=1)
-            erm = int(np.argmin(risks))
-            partner, alpha, star_risks = star(nested[erm], nested, y[inner])
-            self.selection_ = {
-                "lifetimes": grid, "risks": risks, "erm": float(grid[erm]), "partner": float(grid[partner]),
-                "alpha": alpha, "star_risk": float(star_risks[partner]),
-            }  # fmt: skip
+            streams = self._start_debiased()
+            if adaptive:  # (whole rows: w is None)
+                self._fit_adaptive(X, y, lower, upper, streams)
+            else:
+                self._grow_debiased(X, y, w, lower, upper, streams)
         return self
-
-    def predict_nested(self, X, lifetimes) -> np.ndarray:
-        """Predict with the forest pruned at each of several lifetimes (MGS20's nested estimators).
-
-        One walk down each tree per point gives every lifetime's prediction.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The inputs.
-        lifetimes : array-like of float
-            Increasing lifetimes, at most the fitted one.
-
-        Returns
-        -------
-        ndarray of shape (n_lifetimes, n_samples)
-            One row of predictions per lifetime: with ``debias_order`` J > 0, the debiased forest
-            sum_r omega_r mu_r, the r-th forest pruned at a_r times each lifetime.
-        """
-        X = self._checked_X(X)
-        lifetimes = self._checked_lifetimes(lifetimes)
-        (_, weight, trees), *others = self._forests()
-        total = weight * self._trees_nested(X, lifetimes, trees)[:, :, 0]  # a_0 = 1
-        for scale, weight, trees in others:
-            total += weight * self._trees_nested(X, scale * lifetimes, trees)[:, :, 0]
-        return total
-
-    def _forests(self) -> list[tuple[float, float, list]]:
-        """(a_r, omega_r, trees of forest r) for r = 0..J (a model fitted before debiasing: its one forest)."""
-        scales, weights = getattr(self, "debias_scales_", [1.0]), getattr(self, "debias_weights_", [1.0])
-        forests = [self.trees_, *getattr(self, "debias_trees_", [])]
-        return [(float(a), float(omega), trees) for a, omega, trees in zip(scales, weights, forests, strict=True)]
 
     def predict(self, X, lifetime: float | None = None, return_std: bool = False):
         """Predict with the forest pruned at a lifetime, and the standard error of the estimate of mu(x).
@@ -612,12 +426,10 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
         X : array-like of shape (n_samples, n_features)
             The inputs.
         lifetime : float, default=None
-            At most the fitted lifetime. None: the fitted lifetime, or with the adaptive lifetime the STAR
-            combination (1 - alpha) f_erm + alpha f_partner of ``selection_``. With ``debias_order`` J > 0, the
-            debiased forest reads its r-th forest at a_r times it.
+            At most the fitted lifetime (J > 0: forest r read at a_r times it). None: the fitted lifetime, or the
+            adaptive lifetime's STAR combination (1 - alpha) f_erm + alpha f_partner of ``selection_``.
         return_std : bool, default=False
-            Also return CKU23's estimated standard error of the (debiased) estimate of the regression function
-            mu(x) (a confidence statement about mu(x), not about a new y), at the fitted lifetime (see the Notes).
+            Also return CKU23's standard error of the estimate of mu(x) (not of a new y), at the fitted lifetime.
 
         Returns
         -------
@@ -640,58 +452,7 @@ class MondrianPartitionForestRegressor(CentralInterval, RegressorMixin, _Partiti
         if lifetime is not None or not hasattr(self, "selection_"):
             mean = self.predict_nested(X, self._one_lifetime(lifetime))[0]
             return (mean, self._standard_error(self._checked_X(X))) if return_std else mean
-        chosen = self.selection_
-        pair = np.array(sorted({chosen["erm"], chosen["partner"]}))
-        rows = dict(zip(pair, self.predict_nested(X, pair), strict=True))
-        return (1.0 - chosen["alpha"]) * rows[chosen["erm"]] + chosen["alpha"] * rows[chosen["partner"]]
-
-    def _estimate_and_std(self, X, caller: str) -> tuple[np.ndarray, np.ndarray]:
-        """The (debiased) estimate and CKU23's standard error, ``predict(X, return_std=True)``'s, which
-        ``predict_interval`` builds on."""
-        check_is_fitted(self)
-        return self.predict(X, return_std=True)
-
-    def _check_inference(self, lifetime) -> None:
-        """Refuse a standard error the fitted forest cannot give."""
-        if hasattr(self, "selection_"):
-            raise ValueError(
-                "the variance estimator needs a number or 'polynomial' as lifetime: the adaptive lifetime's STAR "
-                "combination of forests fitted on half of the data has none"
-            )
-        if not hasattr(self, "training_targets_"):
-            raise ValueError(
-                "this forest was fitted before the variance estimator existed (it keeps no training points): fit it "
-                "again for return_std or predict_interval"
-            )
-        if lifetime is not None:
-            raise ValueError(f"the standard error is the fitted lifetime's: lifetime must be None, got {lifetime!r}")
-
-    def _standard_error(self, X: np.ndarray) -> np.ndarray:
-        """sqrt(sigma2_hat(x) sum_i (sum_r omega_r w_ri(x))^2) at each row of X (see the Notes), chunks of rows on
-        ``n_jobs`` threads."""
-        y, w = self.training_targets_, self.training_weights_
-        point_weights = np.ones_like(y) if w is None else w
-        forests = self._forests()
-        omegas = np.array([omega for _, omega, _ in forests])
-        threads = effective_n_jobs(self.n_jobs)
-        rows = max(1, min(WEIGHTS_PER_CHUNK // (y.shape[0] * len(forests)), -(-X.shape[0] // threads)))
-        std = np.empty(X.shape[0])
-
-        def chunk(start: int) -> None:
-            part = X[start : start + rows]
-            weights = np.zeros((len(forests), part.shape[0], y.shape[0]))  # w_ri(x): forest, row, training point
-            for r, (_, _, trees) in enumerate(forests):
-                for tree in trees:
-                    _weights.add_weights(tree.nodes, tree.stats, tree.first_point, tree.next_point, point_weights,
-                                         part, 1.0 / len(trees), weights[r])  # fmt: skip
-            plain = weights[0] @ y  # the lifetime-lambda forest's mu_hat(x), 0/0 = 0: eq. sigma2_hat's
-            sigma2 = (weights[0] * (y[None, :] - plain[:, None]) ** 2).sum(axis=1)
-            # a row of weight k is k rows (k copies), each of a k-th of its weight: sum_i w_i^2 / k_i
-            squares = (np.tensordot(omegas, weights, axes=1) ** 2 / point_weights).sum(axis=1)
-            std[start : start + rows] = np.sqrt(sigma2 * squares)
-
-        for_each(chunk, range(0, X.shape[0], rows), self.n_jobs)
-        return std
+        return self._star_prediction(X)
 
 
 @shared_docs

@@ -21,6 +21,8 @@ import numpy as np
 
 from mondrian.partition._debias import debiasing_weights, leading_bias_factor, variance_constant
 
+POLYNOMIAL = "polynomial"  # the lifetime parameter's value that selects lambda_hat_AIMSE
+
 
 def aimse_lifetime(X, y, w, lower, upper, scales) -> float:
     """CKU23's lambda_hat_AIMSE(J) for the debiased forest of the given scales (J + 1 of them).
