@@ -145,6 +145,7 @@ HARNESS_LAYERS = {
         "experiments.verdicts",
         "experiments.explanations",
         "experiments.provenance",
+        "experiments.environment",
         "experiments.progress",
         "experiments.locks",
         "experiments.peak_memory",
