@@ -1,5 +1,6 @@
 """The report's interactive curves (experiments.report_curves): charts from a figure's evidence, one line per method
-averaged over its seeds, long curves thinned, the same bytes at every build."""
+averaged over its seeds, long curves thinned, the same bytes at every build; and the committed HTML loads nothing
+from the network."""
 
 import re
 from pathlib import Path
@@ -116,3 +117,12 @@ def test_a_chart_document_cannot_close_its_script_early():
     (chart,) = report_curves.frame_charts("amf-fig10", frame)
     script = report_curves.chart_html(chart).split("<script>", 1)[1]
     assert script.count("</script>") == 1 and '"name":"<\\/script>"' in script
+
+
+def test_the_committed_report_loads_its_scripts_from_beside_it_only():
+    """No script or style from the network: plotly.js from the committed asset, the only links the MLflow UI's."""
+    page = (REPO / "results/REPORT.html").read_text()
+    sources = re.findall(r'<(?:script|link)[^>]* (?:src|href)="([^"]*)"', page)
+    assert sources == [report_curves.SCRIPT.as_posix()]
+    assert (REPO / "results" / report_curves.SCRIPT).stat().st_size > 1_000_000
+    assert set(re.findall(r'href="(https?://[^/"]+)', page)) == {"http://127.0.0.1:5000"}
