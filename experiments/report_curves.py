@@ -127,6 +127,11 @@ def scale_buttons(axis: str, log: bool, x: float) -> dict:
     return {"type": "buttons", "direction": "right", "active": int(log), "buttons": buttons, **_above(x)}
 
 
+def mean_of(runs: int) -> str:
+    """What a line's value is, in its hover text: "mean of 3 runs"."""
+    return f"mean of {runs} run{'s' if runs != 1 else ''}"
+
+
 def dataset_chart(div_id: str, title: str, means: pd.DataFrame, metrics: list[str], runs: dict[str, int]) -> Chart:
     """The chart of one dataset's ``means`` (``mean_lines``): one line per line, each ``metrics`` on the menu (the
     first drawn); ``runs``: line -> its number of runs."""
@@ -141,7 +146,7 @@ def dataset_chart(div_id: str, title: str, means: pd.DataFrame, metrics: list[st
             "x": [number(s) for s in part["step"]],
             "y": ys[metrics[0]][i],
             "connectgaps": True,
-            "hovertemplate": f"%{{y:.4g}} (mean of {runs[name]} run{'s' if runs[name] != 1 else ''})<extra></extra>",
+            "hovertemplate": f"{name}: %{{y:.4g}} ({mean_of(runs[name])})<extra></extra>",
         }
         for i, (name, part) in enumerate(lines)
     ]

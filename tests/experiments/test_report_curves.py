@@ -48,7 +48,8 @@ def test_a_chart_per_dataset_and_a_line_per_method_the_mean_of_its_seeds(two_dat
     lines = {trace["name"]: trace for trace in adult.figure["data"]}
     assert list(lines) == ["AMF", "MF"]  # in the order of runs.jsonl
     assert lines["AMF"]["x"] == [10, 20, 30] and lines["AMF"]["y"] == [4, 3, 2]  # the mean of seeds 0 and 1
-    assert "mean of 2 runs" in lines["AMF"]["hovertemplate"] and "mean of 1 run)" in lines["MF"]["hovertemplate"]
+    assert lines["AMF"]["hovertemplate"] == "AMF: %{y:.4g} (mean of 2 runs)<extra></extra>"
+    assert lines["MF"]["hovertemplate"] == "MF: %{y:.4g} (mean of 1 run)<extra></extra>"
     assert adult.figure["layout"]["yaxis"]["title"]["text"] == "log_loss"
 
 
