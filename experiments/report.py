@@ -17,7 +17,8 @@ MLflow UI (`make ui` serves the committed runs), and its *trial time* at each pr
 (``trial_costs``). A figure with no drawn run is not checked, with the reason. Every
 figure lists what its config records (``unspecified`` and ``readings``): the settings the paper does not give, and the
 readings that differ from the paper's text. The headline counts the ids per category and verdict, and the claims per
-verdict. The report is built once as a document and rendered to Markdown and to HTML (opens offline).
+verdict. The report is built once as a document and rendered to Markdown and to HTML (opens offline), whose figures
+also draw their committed curves as interactive charts (experiments.report_curves).
 
 The committed report links to the UI at its default address (``DEFAULT_UI``, `make ui`'s port 5000) whatever ``--ui``
 says, so that its bytes never depend on the machine: another ``--ui`` (`make report PORT=5001`) also writes the same
@@ -58,6 +59,7 @@ from experiments.figure_catalog import (
 )
 from experiments.figure_schema import BEYOND, CATEGORIES, ILLUSTRATION, PAPER_EXPERIMENT, STUDY, THEOREM_CHECK
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, NOT_COMPARABLE
+from experiments.report_curves import MAX_POINTS, SCRIPT, Chart, chart_html, figure_charts, write_script
 from experiments.reproduce import catalog_name
 from experiments.tracking import Tracker
 from experiments.trial import trial_config
@@ -132,6 +134,7 @@ class FigureReport:
     commit: str = ""  # the code that drew it
     records: dict[str, list[dict] | None] = field(default_factory=dict)  # RecordKind.key -> entries, None: not recorded
     costs: dict[str, Cost] = field(default_factory=dict)  # profile -> its committed trial runs' time (trial_costs)
+    charts: list[Chart] = field(default_factory=list)  # its interactive curves (the HTML's alone)
 
     def of_kind(self, kind: str) -> list[dict]:
         return [c for c in self.claims if c.get("kind") == kind]
@@ -203,10 +206,11 @@ class Drawn:
     claims: list[dict]
     settings: dict
     image: Path  # the PNG (may have to be fetched: see Source.image)
+    charts: list[Chart] = field(default_factory=list)  # its curves, interactive (experiments.report_curves)
 
 
 class EvidenceSource:
-    """Drawn figures from the committed evidence."""
+    """Drawn figures from the committed evidence, with their curves as interactive charts."""
 
     def __init__(self, root: Path = evidence_files.ROOT):
         self.root = Path(root)
@@ -221,8 +225,17 @@ class EvidenceSource:
         run, settings = document["run"], document["settings"]
         image = next(Path(f) for f in settings["files"] if f.endswith(".png"))
         experiment_id = str(evidence_experiment_ids(self.root)[figure_id])
+        charts = figure_charts(self.root, profile, figure_id)
         return Drawn(
-            profile, experiment_id, run["run_id"], run["end_time"], run["tags"], document["claims"], settings, image
+            profile,
+            experiment_id,
+            run["run_id"],
+            run["end_time"],
+            run["tags"],
+            document["claims"],
+            settings,
+            image,
+            charts,
         )
 
     def costs(self, figure_id: str) -> dict[str, Cost]:
@@ -230,7 +243,8 @@ class EvidenceSource:
 
 
 class StoreSource:
-    """Drawn figures from an MLflow store (this machine's runs): the latest drawn figure run per figure."""
+    """Drawn figures from an MLflow store (this machine's runs): the latest drawn figure run per figure (without
+    interactive curves, which the committed evidence alone gives)."""
 
     def __init__(self, tracker: Tracker, images: Path):
         self.tracker, self.images = tracker, images
@@ -313,6 +327,7 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str, c
         commit=short_commit(drawn.tags.get("git_commit", "")),
         records=listed,
         costs=costs,
+        charts=drawn.charts,
     )
 
 
@@ -462,6 +477,13 @@ class Image:
 
 
 @dataclass
+class Charts:
+    """Interactive charts: drawn in the HTML, left out of the Markdown."""
+
+    charts: list[Chart]
+
+
+@dataclass
 class Table:
     headers: list[str]
     rows: list[list[str]]
@@ -516,7 +538,10 @@ def figure_blocks(r: FigureReport) -> list:
     costs = [Paragraph(cost_line(r))] if r.costs else []
     if not r.settings:
         return [*blocks, Paragraph(f"Not run: {r.reason}."), *costs, *record_blocks(r)]
-    blocks += [Image(r.image, r.id), Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}"), *costs]
+    blocks.append(Image(r.image, r.id))
+    if r.charts:
+        blocks.append(Charts(r.charts))
+    blocks += [Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}"), *costs]
     if r.paper_missing:
         blocks.append(
             Paragraph(
@@ -549,6 +574,13 @@ def figure_blocks(r: FigureReport) -> list:
         )
     blocks.append(Paragraph(f"Runs: [the figure's run and its trial runs in the MLflow UI]({r.link})"))
     return blocks
+
+
+CHARTS_LEAD = (  # above a figure's charts in the HTML
+    "Its curves, interactive: a chart per dataset, a line per method, the mean of its runs (seeds) at each step, at "
+    f"most {MAX_POINTS} steps a line; the menu picks the metric, the buttons the axes' scales, a click on a legend "
+    "entry hides its line and a double click shows it alone."
+)
 
 
 def cost_line(r: FigureReport) -> str:
@@ -626,6 +658,8 @@ def _md_cell(text: str) -> str:
 def to_markdown(blocks: list) -> str:
     out = []
     for block in blocks:
+        if isinstance(block, Charts):
+            continue
         if isinstance(block, Heading):
             out += [f'<a id="{block.anchor}"></a>'] if block.anchor else []
             out.append("#" * block.level + " " + block.text)
@@ -665,10 +699,13 @@ STYLE = (
 
 
 def to_html(blocks: list) -> str:
-    """One HTML page that opens offline (images by relative path, no script, no remote style)."""
+    """One HTML page that opens offline (images by relative path, plotly.js from SCRIPT beside it when it has charts,
+    no remote script or style)."""
     body = []
     for block in blocks:
-        if isinstance(block, Heading):
+        if isinstance(block, Charts):
+            body += [f"<p>{inline_html(CHARTS_LEAD)}</p>", *map(chart_html, block.charts)]
+        elif isinstance(block, Heading):
             anchor = f' id="{block.anchor}"' if block.anchor else ""
             body.append(f"<h{block.level}{anchor}>{inline_html(block.text)}</h{block.level}>")
         elif isinstance(block, Paragraph):
@@ -683,9 +720,10 @@ def to_html(blocks: list) -> str:
                 cells.append(f"<td{status}>{inline_html(row[-1])}</td>")
                 rows.append("<tr>" + "".join(cells) + "</tr>")
             body.append("<table>" + "\n".join(rows) + "</table>")
+    script = f'<script src="{SCRIPT.as_posix()}"></script>' if any(isinstance(b, Charts) for b in blocks) else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Reproduction report</title>'
-        f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+        f"<style>{STYLE}</style>{script}</head><body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
 
 
@@ -699,11 +737,14 @@ def render_report(source, out_dir: Path, ui: str = DEFAULT_UI) -> tuple[list[Fig
 
 
 def build_report(source, out: Path, ui: str = DEFAULT_UI) -> list[FigureReport]:
-    """Write ``out`` (Markdown) and the same report as HTML beside it; returns the figures as reported."""
+    """Write ``out`` (Markdown) and the same report as HTML beside it, with plotly.js (SCRIPT) when it has charts;
+    returns the figures as reported."""
     out.parent.mkdir(parents=True, exist_ok=True)
     reports, markdown, page = render_report(source, out.parent, ui)
     out.write_text(markdown)
     out.with_suffix(".html").write_text(page)
+    if any(r.charts for r in reports):
+        write_script(out.parent)
     return reports
 
 

@@ -1,5 +1,6 @@
 """`make figures` (experiments.regenerate) and `make report` (experiments.report)."""
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 from omegaconf import open_dict
 
-from experiments import regenerate, report, reproduce, verdicts
+from experiments import regenerate, report, report_curves, reproduce, verdicts
 from experiments.config import compose, to_plain
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, Claim
 from experiments.reproduce import figure_trials
@@ -350,3 +351,26 @@ def test_a_report_written_elsewhere_links_to_the_ui_asked_for(two_figures):
     report.main(["--ui", "http://127.0.0.1:5001", "--out", "mine/REPORT.md"])
     assert links(two_figures / "mine/REPORT.md") == {"http://127.0.0.1:5001"}
     assert not (two_figures / "results").exists()
+
+
+def test_a_figures_charts_are_in_the_html_alone_with_plotly_js_beside_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(report, "figure_ids", lambda: ["amf-fig1", "amf-fig2"])
+    chart = report_curves.Chart("curves-amf-fig1-1", {"data": [], "layout": {}})
+
+    class Charted(FakeSource):
+        def drawn(self, figure_id: str):
+            drawn = super().drawn(figure_id)
+            return dataclasses.replace(drawn, charts=[chart]) if figure_id == "amf-fig1" else drawn
+
+    report.build_report(Charted({"amf-fig1": [], "amf-fig2": []}), tmp_path / "REPORT.md")
+    page, markdown = (tmp_path / "REPORT.html").read_text(), (tmp_path / "REPORT.md").read_text()
+    assert f'<script src="{report_curves.SCRIPT.as_posix()}"></script></head>' in page
+    assert page.count('class="curves"') == 1 and page.index('id="curves-amf-fig1-1"') < page.index('id="amf-fig2"')
+    assert "curves-amf" not in markdown and report.CHARTS_LEAD not in markdown
+    assert (tmp_path / report_curves.SCRIPT).read_text().startswith("/**\n* plotly.js v")
+
+
+def test_a_report_without_charts_has_no_script(monkeypatch, tmp_path):
+    monkeypatch.setattr(report, "figure_ids", lambda: ["amf-fig1"])
+    report.build_report(FakeSource({"amf-fig1": []}), tmp_path / "REPORT.md")
+    assert "<script" not in (tmp_path / "REPORT.html").read_text() and not (tmp_path / "report-assets").exists()
