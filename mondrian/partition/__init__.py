@@ -62,6 +62,10 @@ __all__ = [
     "lifetime_grid",
     "star",
 ]
+# The public functions written in the private modules are this package's (their pages, their reprs)
+for _function in (debiasing_weights, default_scales, lifetime_grid, star):
+    _function.__module__ = __name__
+del _function
 
 # The largest expected number of cells of a whole partition the forests take by default (only those around the data
 # are drawn: the limit refuses a lifetime meaningless for the box, not a cost).
