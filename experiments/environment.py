@@ -59,8 +59,10 @@ def version(distribution: str) -> str:
 
 
 def blas_threads() -> str:
-    """The BLAS/OpenMP pools numpy and scikit-learn loaded and their threads ("openblas:2"), "none" if none."""
-    import numpy  # noqa: F401  # threadpoolctl sees the pools of the libraries loaded
+    """The BLAS/OpenMP pools of numpy, scipy and scikit-learn and their threads ("openblas:2,openmp:2"), "none" if
+    none. threadpoolctl sees the pools of the libraries loaded only: scikit-learn (which loads numpy's and scipy's) is
+    imported first, so that the answer does not depend on what the process imported before asking."""
+    import sklearn  # noqa: F401
     from threadpoolctl import threadpool_info
 
     pools = sorted({f"{pool.get('internal_api', '?')}:{pool.get('num_threads', '?')}" for pool in threadpool_info()})

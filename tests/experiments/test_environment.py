@@ -4,6 +4,8 @@ comparable, and the line that says where a set of runs ran."""
 import datetime
 import os
 import socket
+import subprocess
+import sys
 from importlib import metadata
 
 import numba
@@ -23,6 +25,19 @@ def test_the_environment_is_this_process_s():
     assert tags["env.date"] == datetime.datetime.now(datetime.UTC).date().isoformat()
     assert tags["env.cpu"] and tags["env.blas_threads"] and tags["env.python"].count(".") == 2
     assert all(isinstance(value, str) for value in tags.values())
+
+
+def test_the_thread_pools_do_not_depend_on_what_was_imported_before():
+    """A process that imported nothing else sees the pools of one that ran scikit-learn (this one)."""
+    import sklearn.ensemble  # noqa: F401
+
+    alone = subprocess.run(
+        [sys.executable, "-c", "from experiments.environment import blas_threads; print(blas_threads())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert alone == environment.blas_threads() and "openmp" in alone
 
 
 def test_the_host_name_is_hashed_never_written():
