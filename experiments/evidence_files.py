@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiments.environment import recorded
 from experiments.run_record import RunRecord
 
 ROOT = Path("results/evidence")
@@ -142,6 +143,7 @@ def read(root: Path, profile: str, figure_id: str) -> FigureEvidence:
                 name: _parsed(tables[name].get(row["run_id"]), cols) for name, cols in row["table_columns"].items()
             },
             commit=row["tags"].get("git_commit", ""),
+            environment=recorded(row["tags"]),
         )
         for row in rows
     ]

@@ -9,16 +9,17 @@ experiment* reproduces an empirical result a paper prints in a figure or table, 
 statement, a *study* is a figure the papers do not draw, probing a named statement, an *illustration* draws what a
 paper draws to explain its method, an id *beyond the papers* reproduces a result of a later paper (prediction
 intervals). For each it takes the drawn figure at the first profile of PROFILES that has one:
-the image, the settings it was drawn from and the commit its trials ran at, the claims (each quoting the sentence it
-tests, weaker readings beside the printed ones) with the measured numbers, their verdicts (experiments.verdicts) and
-the explanation the config records under the claim's key (``explanations``, filled with the evidence's numbers,
-experiments.explanations) whether the claim holds or not, the invariants apart, and a link to the figure's run in the
-MLflow UI (`make ui` serves the committed runs), and its *trial time* at each profile it has committed evidence for
-(``trial_costs``). A figure with no drawn run is not checked, with the reason. Every
-figure lists what its config records (``unspecified`` and ``readings``): the settings the paper does not give, and the
-readings that differ from the paper's text. The headline counts the ids per category and verdict, and the claims per
-verdict. The report is built once as a document and rendered to Markdown and to HTML (opens offline), whose figures
-also draw their committed curves as interactive charts (experiments.report_curves).
+the image, the settings it was drawn from, the commit its trials ran at and where they ran (their environments,
+experiments.environment), the claims (each quoting the sentence it tests, weaker readings beside the printed ones)
+with the measured numbers, their verdicts (experiments.verdicts) and the explanation the config records under the
+claim's key (``explanations``, filled with the evidence's numbers, experiments.explanations) whether the claim holds
+or not, the invariants apart, and a link to the figure's run in the MLflow UI (`make ui` serves the committed runs),
+and its *trial time* at each profile it has committed evidence for (``trial_costs``). A figure with no drawn run is
+not checked, with the reason. Every figure lists what its config records (``unspecified`` and ``readings``): the
+settings the paper does not give, and the readings that differ from the paper's text. The headline counts the ids per
+category and verdict, and the claims per verdict. The report is built once as a document and rendered to Markdown and
+to HTML (opens offline), whose figures also draw their committed curves as interactive charts
+(experiments.report_curves).
 
 The committed report links to the UI at its default address (``DEFAULT_UI``, `make ui`'s port 5000) whatever ``--ui``
 says, so that its bytes never depend on the machine: another ``--ui`` (`make report PORT=5001`) also writes the same
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from experiments import evidence_files
+from experiments import environment, evidence_files
 from experiments.config import compose, figure_profiles, grid_overrides
 from experiments.data.catalog import entry
 from experiments.explanations import ExplanationError, render
@@ -132,6 +133,7 @@ class FigureReport:
     link: str = ""  # the figure run in the MLflow UI
     drawn_at: str = ""
     commit: str = ""  # the code that drew it
+    environments: list[dict[str, str]] = field(default_factory=list)  # the env.* tags of its trial runs
     records: dict[str, list[dict] | None] = field(default_factory=dict)  # RecordKind.key -> entries, None: not recorded
     costs: dict[str, Cost] = field(default_factory=dict)  # profile -> its committed trial runs' time (trial_costs)
     charts: list[Chart] = field(default_factory=list)  # its interactive curves (the HTML's alone)
@@ -206,6 +208,7 @@ class Drawn:
     claims: list[dict]
     settings: dict
     image: Path  # the PNG (may have to be fetched: see Source.image)
+    environments: list[dict[str, str]]  # the env.* tags of each trial run drawn from (empty dicts: not recorded)
     charts: list[Chart] = field(default_factory=list)  # its curves, interactive (experiments.report_curves)
 
 
@@ -221,11 +224,12 @@ class EvidenceSource:
         profile = next((p for p in PROFILES if p in profiles), None)
         if profile is None:
             return None
-        document = json.loads((evidence_files.folder(self.root, profile, figure_id) / "figure.json").read_text())
+        document, rows = evidence_files.documents(evidence_files.folder(self.root, profile, figure_id))
         run, settings = document["run"], document["settings"]
         image = next(Path(f) for f in settings["files"] if f.endswith(".png"))
         experiment_id = str(evidence_experiment_ids(self.root)[figure_id])
         charts = figure_charts(self.root, profile, figure_id)
+        environments = [environment.recorded(row["tags"]) for row in rows]
         return Drawn(
             profile,
             experiment_id,
@@ -235,6 +239,7 @@ class EvidenceSource:
             document["claims"],
             settings,
             image,
+            environments,
             charts,
         )
 
@@ -283,6 +288,7 @@ class StoreSource:
             claims["claims"],
             settings,
             image,
+            [environment.recorded(tags) for tags in self.tracker.tags_of(figure_id, settings.get("runs", []))],
         )
 
     def costs(self, figure_id: str) -> dict[str, Cost]:
@@ -325,6 +331,7 @@ def figure_report(figure_id: str, drawn: Drawn | None, out_dir: Path, ui: str, c
         link=figure_run_url(ui, drawn.experiment_id, drawn.run_id),
         drawn_at=datetime.fromtimestamp(drawn.end_time / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC"),
         commit=short_commit(drawn.tags.get("git_commit", "")),
+        environments=drawn.environments,
         records=listed,
         costs=costs,
         charts=drawn.charts,
@@ -398,6 +405,13 @@ def commits_line(report: FigureReport) -> str:
     else:
         ran = f"its trials ran at {len(commits)} commits, not one clean commit: " + ", ".join(f"`{c}`" for c in commits)
     return f"Runs finished {report.drawn_at}; {ran}; drawn by the code at `{report.commit}`."
+
+
+def environment_line(report: FigureReport) -> str:
+    """Where its trials ran: each environment with its dates (and its number of runs, when several), or that it was
+    not recorded."""
+    where = environment.summary(report.environments)
+    return f"Environment: {where or 'not recorded (its runs were made before environments were recorded)'}."
 
 
 def recorded(report: FigureReport) -> list[tuple[RecordKind, str, list[list[str]]]]:
@@ -541,7 +555,7 @@ def figure_blocks(r: FigureReport) -> list:
     blocks.append(Image(r.image, r.id))
     if r.charts:
         blocks.append(Charts(r.charts))
-    blocks += [Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}"), *costs]
+    blocks += [Paragraph(f"Settings: {settings_line(r)}. {commits_line(r)}"), Paragraph(environment_line(r)), *costs]
     if r.paper_missing:
         blocks.append(
             Paragraph(

@@ -26,6 +26,8 @@ class RunRecord:
     curves: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     commit: str = ""  # the code the trial ran (git_commit: the commit, -dirty with uncommitted changes)
+    # where it ran: its env.* tags (experiments.environment); none for a run made before environments were recorded
+    environment: dict[str, str] = field(default_factory=dict)
 
     @property
     def dataset(self) -> str:

@@ -3,11 +3,12 @@
 A trial's run is named by the settings that tell it from the other trials of its sweep (``usps, MF, seed=3``; its
 full name ``dataset/model/seed`` in tag ``trial_name``) and spans the trial's own start and end, so that the UI's
 Duration is the trial's; its params are the flattened resolved trial config; its metrics are the protocol's curves
-(``step`` = samples seen) and final numbers; its tags say which figure, trial hash, git commit and dataset hash; its
+(``step`` = samples seen) and final numbers; its tags say which figure, trial hash, git commit and dataset hash, and
+where it ran (``env.*``, experiments.environment: the machine and software of the process that ran it); its
 artifacts are the resolved config (trial.json), curves.csv and any extra tables, or traceback.txt for a failed trial.
 A figure's trial runs are children of its figure run, which holds the drawn figure and its claims (a table with the
-verdicts as its description). Runs are written only by the process that drives a sweep; several sweeps or jobs may
-share a store (experiments.store).
+verdicts as its description) and the environment of the process that drives the sweep and draws it. Runs are written
+only by the process that drives a sweep; several sweeps or jobs may share a store (experiments.store).
 
 The MLflow UI reads two tags of an experiment: its type (``mlflow.experimentKind``, as the UI's own type picker writes
 it: a machine-learning experiment, not a GenAI one; MLflow 3.17 picks the pages it shows by a switch of the browser
@@ -36,6 +37,7 @@ from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.config import flatten
+from experiments.environment import environment, recorded
 from experiments.provenance import git_commit
 from experiments.run_record import RunRecord
 from experiments.run_view import (
@@ -254,9 +256,15 @@ class Tracker:
                         curves=pd.read_csv(folder / "curves.csv"),
                         tables={p.stem: pd.read_csv(p) for p in sorted(tables_dir.glob("*.csv"))},
                         commit=run.data.tags.get("git_commit", ""),
+                        environment=recorded(run.data.tags),
                     )
                 )
         return records
+
+    def tags_of(self, experiment: str, run_ids: list[str]) -> list[dict[str, str]]:
+        """The tags of these runs of the experiment, in the given order (runs not found are left out)."""
+        tags = {run.info.run_id: dict(run.data.tags) for run in self._runs(experiment, "")}
+        return [tags[run_id] for run_id in run_ids if run_id in tags]
 
     def figure_runs(self, experiment: str) -> list:
         """The figure's own runs (the parents of its trial runs), latest first; none if it has no experiment yet."""
@@ -266,16 +274,21 @@ class Tracker:
 
     @contextmanager
     def figure_run(self, experiment: str, name: str, tags: dict[str, str]) -> Iterator[OpenRun]:
-        """The parent run of a figure's trial runs, RUNNING while the block runs, then ended as ``_ending`` says.
+        """The parent run of a figure's trial runs, RUNNING while the block runs, then ended as ``_ending`` says, with
+        the environment of this process (``env.*``, this process's commit).
 
         Regenerating the figure with the same trials (tag ``trials_hash``) takes up its run again, so that the trial
-        runs it skips stay under the run that holds the figure drawn from them."""
+        runs it skips stay under the run that holds the figure drawn from them; its environment is then this one."""
         found = [r for r in self.figure_runs(experiment) if r.data.tags.get("trials_hash") == tags["trials_hash"]]
+        where = environment(self.commit)
         if found:
             run_id = found[0].info.run_id
             self.client.update_run(run_id, status="RUNNING")
+            self.client.log_batch(run_id, tags=[RunTag(key, value) for key, value in where.items()])
         else:
-            run = self.client.create_run(self.experiment_id(experiment), run_name=name, tags={**tags, "kind": "figure"})
+            run = self.client.create_run(
+                self.experiment_id(experiment), run_name=name, tags={**tags, **where, "kind": "figure"}
+            )
             run_id = run.info.run_id
         with self._ending(OpenRun(run_id)) as run:
             yield run

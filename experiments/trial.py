@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from experiments import peak_memory
 from experiments.config import flatten, to_plain
 from experiments.data import Dataset, load_dataset
+from experiments.environment import environment
 from experiments.protocols.result import ProtocolRun, TrialResult
 from experiments.warm_up import warm_up
 
@@ -196,13 +197,16 @@ def execute(trial: dict) -> tuple[TrialResult, Dataset | None]:
 
 
 def run_trial(trial: dict) -> TrialOutcome:
-    """Run one trial, never raising: a failure comes back as an outcome with its traceback."""
+    """Run one trial, never raising: a failure comes back as an outcome with its traceback. Its tags hold the
+    environment of the process that ran it (``env.*``: a worker's, when a launcher sent it to one)."""
+    where = environment()
     measured = peak_memory.reset()
     began, start = time.time(), time.perf_counter()
     try:
         result, dataset = execute(trial)
     except Exception:
-        return TrialOutcome(trial, error=traceback.format_exc(), duration=time.perf_counter() - start, start=began)
+        failed = time.perf_counter() - start
+        return TrialOutcome(trial, error=traceback.format_exc(), duration=failed, tags=where, start=began)
     duration, peak = time.perf_counter() - start, peak_memory.peak_mb() if measured else None
-    tags = {"dataset_hash": dataset.content_hash} if dataset is not None else {}
+    tags = {**where, "dataset_hash": dataset.content_hash} if dataset is not None else where
     return TrialOutcome(trial, result=result, duration=duration, tags=tags, start=began, peak_memory=peak)

@@ -12,6 +12,9 @@ the same peers (experiments/bench/memory.py), and the intervals section: what re
 Larger runs: make bench ARGS="--online-rows 0 --prefix-rows 20000 --seeds 5".
 The memory section alone, replacing its part of the report: make bench ARGS="--only memory" (the intervals
 section: --only intervals).
+Each section says once where it was measured (its environment line, experiments.environment), and its tables are
+written beside the report with that environment on every row (results/bench/<section>/<table>.csv,
+experiments/bench/rows.py).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.bench import bsp, debiased, first_fit, lrt14, machine, memory, mondrian_forest, return_std
+from experiments.bench import bsp, debiased, first_fit, lrt14, memory, mondrian_forest, return_std, rows
 from experiments.bench.summary import summary
+from experiments.environment import environment
 from experiments.figures.tables import format_mean_sd
 
 OUT = Path("results/BENCHMARKS.md")
@@ -54,6 +58,14 @@ def _with_sd(table: pd.DataFrame, mean: str, sd: str, spec: str = ".4f") -> pd.D
     return table.drop(columns=sd)
 
 
+def measured(args: argparse.Namespace, section: str, tables: dict[str, pd.DataFrame]) -> str:
+    """The section's tables written with the environment they were measured in (``rows.write``, into bench/ beside
+    the report); the section's environment line."""
+    where = environment()
+    rows.write(args.out.parent / "bench", section, tables, where)
+    return rows.line(where)
+
+
 def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, seconds: float) -> str:
     from experiments.bench.amf import ONLINE_REPEATS  # .venv-bench only
 
@@ -63,6 +75,8 @@ def amf_section(tables: dict[str, pd.DataFrame], args: argparse.Namespace, secon
     seeds = ", ".join(map(str, args.seeds))
     parts = [
         "## AMFClassifier against river and onelearn",
+        "",
+        measured(args, "amf", tables),
         "",
         f"river {version('river')}, onelearn {version('onelearn')} (imported with the numpy 2 shim of "
         "experiments/bench/amf.py), in .venv-bench only. Same settings for all: 10 trees, step 1, dirichlet 0.5, "
@@ -168,6 +182,8 @@ def memory_section(args: argparse.Namespace) -> str:
         [
             MEMORY_HEADING,
             "",
+            measured(args, "memory", {"memory": table}),
+            "",
             _markdown(table, {"peak MB": ".1f", "accuracy": ".4f", "seconds": ".1f"}),
             "",
             f"Sizes each learner ran: {ran}. Peers: {peers} (no bound of their own). max_nodes={memory.MAX_NODES} "
@@ -188,9 +204,12 @@ def intervals_section(args: argparse.Namespace) -> str:
     jackknife = [debiased.measure(d, n, lifetime, 3) for d, n, lifetime in debiased.SETTINGS]
     tables = (return_std.table(spread), debiased.table(jackknife))
     print("\n\n".join(tables))
+    where = measured(args, "intervals", {"return_std": pd.DataFrame(spread), "debiased": debiased.frame(jackknife)})
     return "\n".join(
         [
             INTERVALS_HEADING,
+            "",
+            where,
             "",
             'MondrianForestRegressor(prediction="gaussian") (LRT16): predict against predict(return_std=True) and '
             "predict_interval on the same forest, and the leaf rule on the same trees (ratios to the Gaussian "
@@ -258,12 +277,14 @@ def main(argv: list[str] | None = None) -> None:
     timing = online_bsp = tables = None
     print(mf.to_string(index=False))
     text = "\n## MondrianForestClassifier against ExtraTrees\n\n"
+    text += measured(args, "mondrian_forest", {"mondrian_forest": mf}) + "\n\n"
     text += _markdown(mf, {c: ".3g" for c in mf.columns if c.endswith((" s", "sample"))} | {_MF_SPEED: ".2f"})
     text += f"\n\n{MF_NOTES}\n"
     if not args.skip_lrt14:
         timing = lrt14.run()
         print(timing.to_string(index=False))
         text += "\n## LRT14's timing claim: MF against batch forests re-fitted after each mini-batch\n\n"
+        text += measured(args, "lrt14", {"lrt14": timing}) + "\n\n"
         text += _markdown(
             timing, {"training s": ".2f", "test accuracy": ".4f", "speed: MF / this (target >= 10)": ".1f"}
         )
@@ -272,6 +293,7 @@ def main(argv: list[str] | None = None) -> None:
         online_bsp = bsp.run()
         print(online_bsp.to_string(index=False))
         text += "\n## The online BSP forest against the online Mondrian forest (same budget schedule)\n\n"
+        text += measured(args, "bsp", {"bsp": online_bsp}) + "\n\n"
         numbers = [c for c in online_bsp.columns if online_bsp[c].dtype.kind == "f"]
         text += _markdown(online_bsp, dict.fromkeys(numbers, ".3g"))
         text += "\n\n" + " ".join(bsp.__doc__.split()) + "\n"
@@ -279,6 +301,7 @@ def main(argv: list[str] | None = None) -> None:
         cold = first_fit.run()
         print(cold.to_string(index=False))
         text += "\n## The first fit: compile time a new user waits for\n\n"
+        text += measured(args, "first_fit", {"first_fit": cold}) + "\n\n"
         text += _markdown(cold, {c: ".1f" for c in cold.columns if c != "estimator"} | {"second fit (s)": ".3f"})
         text += f"\n\nTarget: a cold first fit within {first_fit.TARGET_SECONDS:.0f} s (cold / target at most 1). "
         text += " ".join(first_fit.__doc__.split()) + "\n"
@@ -304,8 +327,10 @@ def main(argv: list[str] | None = None) -> None:
         text += "\n" + intervals_section(args)
     glance = summary(mf, timing, online_bsp, tables)
     head = (
-        f"# Benchmarks\n\nMachine: {machine()}; load average (1 min) {os.getloadavg()[0]:.1f} at the end "
+        f"# Benchmarks\n\nLoad average (1 min) {os.getloadavg()[0]:.1f} at the end "
         "(above 1, another process shared the 2 cores).\n\n## Every benchmark at a glance\n\n"
+        + measured(args, "glance", {"glance": glance})
+        + "\n\n"
         + _markdown(glance, {"samples/s": ".0f", "us per sample per tree": ".3g", "bytes per node": ".0f"})
         + "\n\nSpeed ratios are ours / peer (above 1: ours is faster), each against the peer timed in the same run, "
         "on the same data, one thread each unless the row says n_jobs=2. Sections below: each benchmark's settings "

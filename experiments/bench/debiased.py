@@ -33,6 +33,7 @@ import argparse
 import time
 
 import numpy as np
+import pandas as pd
 
 from mondrian import MondrianPartitionForestRegressor
 
@@ -70,6 +71,24 @@ def measure(d: int, n: int, lifetime: float, repeats: int) -> dict:
     run(0), run(1)  # compile
     plain, debiased = least(lambda: run(0), repeats), least(lambda: run(1), repeats)
     return {"d": d, "n": n, "lifetime": lifetime, "plain": plain, "debiased": debiased}
+
+
+def frame(rows: list[dict]) -> pd.DataFrame:
+    """The rows of ``measure`` as a table: the settings, then each model's seconds to fit and to predict."""
+    return pd.DataFrame(
+        [
+            {
+                "d": r["d"],
+                "n": r["n"],
+                "lifetime": r["lifetime"],
+                "plain fit s": r["plain"][0],
+                "plain predict s": r["plain"][1],
+                "debiased fit s": r["debiased"][0],
+                "debiased intervals s": r["debiased"][1],
+            }
+            for r in rows
+        ]
+    )
 
 
 def table(rows: list[dict]) -> str:

@@ -11,7 +11,8 @@ with the run); then the time-vs-n curve of the airline rows.
 Runs go to a store of their own under ``--out`` (default ``results/bench/table1_scale``), never mixed with runs on
 real data; a sweep stopped midway resumes where it stopped. The table keeps the trials of its earlier version that
 this call did not run (``--rows`` or ``--methods`` run again after a change), each with the commit it ran at.
-Writes ``table1_scale.csv`` and ``.md`` (one row per trial) and ``table1_scale_time.png`` and ``.pdf`` there.
+Writes ``table1_scale.csv`` (one row per trial, with the environment it ran in: its ``env.*`` columns) and ``.md``
+(the same rows, the environments said once) and ``table1_scale_time.png`` and ``.pdf`` there.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
-from experiments.bench import machine
+from experiments.bench import rows as bench_rows
 from experiments.bench.standins import real_sizes, write
 from experiments.config import compose
+from experiments.environment import PREFIX, environment, summary
 from experiments.reproduce import FigurePlan, fetch_datasets, figure_trials, reproduce_figure
 from experiments.tracking import Tracker
 from experiments.trial import trial_hash
@@ -70,7 +72,7 @@ def run_rows(
 
 def table(runs: list, commits: dict[str, str]) -> pd.DataFrame:
     """One row per trial: the row of Table 1, the method, its trees and how many were held at once, the times, the
-    peak memory and the commit the trial ran at."""
+    peak memory, the commit the trial ran at and the environment it ran in (``env.*``: where a worker ran it)."""
     records = []
     for run in runs:
         searched = run.estimator.get("estimator", {}).get("n_estimators")  # a grid search's forest
@@ -79,7 +81,7 @@ def table(runs: list, commits: dict[str, str]) -> pd.DataFrame:
             "trees": run.trees or searched, "trees_per_fit": run.trial["protocol"]["run"].get("trees_per_fit"),
             "train_time s": run.metrics["train_time"], "trial time s": run.metrics["duration_seconds"],
             "peak memory MB": run.metrics.get("peak_memory_mb", float("nan")), "rmse": run.metrics["rmse"],
-            "commit": commits.get(run.run_id, "")[:10],
+            "commit": commits.get(run.run_id, "")[:10], **run.environment,
         })  # fmt: skip
     return _in_order(pd.DataFrame(records))
 
@@ -96,6 +98,19 @@ def with_earlier(frame: pd.DataFrame, earlier: pd.DataFrame) -> pd.DataFrame:
     ran = set(zip(frame["row"], frame["method"], strict=True))
     kept = earlier[[(r, m) not in ran for r, m in zip(earlier["row"], earlier["method"], strict=True)]]
     return _in_order(pd.concat([frame, kept], ignore_index=True) if len(kept) else frame)
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A table written before, its commits and environments as the text they were written as."""
+    columns = pd.read_csv(path, nrows=0).columns
+    return pd.read_csv(path, dtype={c: str for c in columns if c == "commit" or c.startswith(PREFIX)})
+
+
+def environments(frame: pd.DataFrame) -> str:
+    """Where the table's trials ran, in one line (rows of an earlier table without an environment counted apart)."""
+    columns = [c for c in frame.columns if c.startswith(PREFIX)]
+    tags = [{k: v for k, v in row.items() if isinstance(v, str)} for row in frame[columns].to_dict("records")]
+    return summary(tags) or "not recorded"
 
 
 def time_vs_n(frame: pd.DataFrame, path: Path) -> list[Path]:
@@ -129,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=Path("results/bench/standins"), help="the stand-ins' folder")
     parser.add_argument("--out", type=Path, default=Path("results/bench/table1_scale"))
     args = parser.parse_args(argv)
-    tabulated_on = machine()  # before the run writes its table into the checkout
+    tabulated_on = bench_rows.line(environment())  # before the run writes its table into the checkout
     out = args.out.resolve() / args.launcher
     out.mkdir(parents=True, exist_ok=True)
     os.environ["MONDRIAN_DATA"] = str(stand_ins(args.data.resolve()))  # before anything reads the data home
@@ -143,13 +158,14 @@ def main(argv: list[str] | None = None) -> None:
         runs, commits = run_rows(args.rows, out, ["launcher=joblib", "launcher.n_jobs=2"], args.methods)
     frame = table(runs, commits)
     if (out / "table1_scale.csv").exists():
-        frame = with_earlier(frame, pd.read_csv(out / "table1_scale.csv", dtype={"commit": str}))
+        frame = with_earlier(frame, read_table(out / "table1_scale.csv"))
     frame.to_csv(out / "table1_scale.csv", index=False)
     note = (
-        f"Tabulated on {tabulated_on}; trials run with launcher {args.launcher} at the commits listed, on the stand-ins"
-        " of experiments.bench.standins.\n\n"
+        f"Tabulated here: {tabulated_on} Trials run with launcher {args.launcher} at the commits listed, on the "
+        f"stand-ins of experiments.bench.standins; their environments: {environments(frame)}.\n\n"
     )
-    (out / "table1_scale.md").write_text(note + frame.to_markdown(index=False, floatfmt=".4g") + "\n")
+    shown = frame[[c for c in frame.columns if not c.startswith(PREFIX)]]
+    (out / "table1_scale.md").write_text(note + shown.to_markdown(index=False, floatfmt=".4g") + "\n")
     files = time_vs_n(frame, out / "table1_scale_time") if frame["row"].str.startswith("airline").any() else []
     print(frame.to_string(index=False))
     print("written:", out / "table1_scale.csv", out / "table1_scale.md", *files)

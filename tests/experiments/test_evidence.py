@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments import evidence, report, verdicts
+from experiments import environment, evidence, evidence_files, report, verdicts
 from experiments.reproduce import figure_trials
 from experiments.trial import trial_hash
 
@@ -39,6 +39,25 @@ def test_the_evidence_reads_back_every_run_as_the_store_gives_it(exported):
         assert mine.tables.keys() == theirs.tables.keys()
         for name in mine.tables:
             pd.testing.assert_frame_equal(mine.tables[name], theirs.tables[name])
+
+
+def test_the_evidence_keeps_where_each_run_ran(exported):
+    """Every trial run's env.* tags are in runs.jsonl as the store has them, read back as its record's environment;
+    the figure run's are in figure.json; the report built from the evidence says where the trials ran."""
+    root, tracker, figure = exported
+    document, rows = evidence_files.documents(evidence.folder(root, "quick", figure.figure))
+    assert len(rows) == figure.n_trials
+    for row in rows:
+        stored = environment.recorded(tracker.client.get_run(row["run_id"]).data.tags)
+        assert environment.identity(stored) and environment.recorded(row["tags"]) == stored
+    assert {run.run_id: run.environment for run in evidence.read(root, "quick", figure.figure).runs} == {
+        row["run_id"]: environment.recorded(row["tags"]) for row in rows
+    }
+    assert environment.identity(document["run"]["tags"])
+    drawn = report.EvidenceSource(root).drawn(figure.figure)
+    assert report.environment_line(report.figure_report(figure.figure, drawn, root, report.DEFAULT_UI, {})) == (
+        f"Environment: {environment.summary([row['tags'] for row in rows])}."
+    )
 
 
 def test_redrawing_from_the_evidence_gives_the_same_files_and_claims(exported, tmp_path):

@@ -11,11 +11,12 @@ from mlflow import MlflowClient
 
 from experiments import launchers
 from experiments.config import compose
+from experiments.environment import environment
 from experiments.launchers import DaskLauncher, JoblibLauncher, on_this_machine, worker_notes
 from experiments.reproduce import figure_trials
 from experiments.sweep import run_sweep
 from experiments.tracking import Tracker
-from experiments.trial import TrialOutcome
+from experiments.trial import TrialOutcome, trial_config
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +40,30 @@ def test_a_figure_on_a_dask_cluster_gives_the_curves_of_a_local_sweep(dask_addre
     assert "warning:" not in done.stderr  # a cluster on this machine lacks nothing
     histories = figure.histories()
     assert len(histories) == n and histories == quick_figure.histories()
+
+
+@pytest.mark.slow
+def test_a_trial_run_on_a_dask_worker_records_the_worker_s_environment(tracker):
+    """A worker started with numba's threads set to 1 (NUMBA_NUM_THREADS), which this process is not: the runs say the
+    worker's environment, not the driver's."""
+    from distributed import LocalCluster
+
+    assert "NUMBA_NUM_THREADS" not in os.environ
+    trials = [
+        trial_config(compose(["~dataset", "~model", "protocol=leaf_count", "protocol.run.replicates=5", f"seed={s}"]))
+        for s in (0, 1)
+    ]
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"}
+    ) as cluster:
+        report = run_sweep(trials, tracker, "exp", DaskLauncher(cluster.scheduler_address, tracker.uri))
+    assert report.finished == 2 and "NUMBA_NUM_THREADS" not in os.environ
+    runs = tracker.client.search_runs([tracker.experiment_id("exp")], "attributes.status = 'FINISHED'")
+    assert len(runs) == 2
+    for run in runs:
+        assert run.data.tags["env.numba_threads"] == "1"
+        assert "NUMBA_NUM_THREADS=1" in run.data.tags["env.thread_variables"]
+        assert "NUMBA_NUM_THREADS" not in environment()["env.thread_variables"]  # this process's
 
 
 def exit_on_seed_one(trial: dict) -> TrialOutcome:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from omegaconf import open_dict
 
-from experiments import regenerate, report, report_curves, reproduce, verdicts
+from experiments import environment, regenerate, report, report_curves, reproduce, verdicts
 from experiments.config import compose, to_plain
 from experiments.figures import CLAIM, INVARIANT, NOT_CHECKED, Claim
 from experiments.reproduce import figure_trials
@@ -147,12 +147,15 @@ def test_the_verdict_counts_claims_and_reports_invariants_apart():
 
 
 class FakeSource:
-    """Drawn figures given as their claims (every other figure not run), and their costs."""
+    """Drawn figures given as their claims (every other figure not run), their costs and their trial runs'
+    environments (none recorded unless given)."""
 
     name = "a fake store"
 
-    def __init__(self, claims: dict[str, list[dict]], costs: dict[str, dict] | None = None):
-        self.claims, self.cost_of = claims, costs or {}
+    def __init__(
+        self, claims: dict[str, list[dict]], costs: dict[str, dict] | None = None, environments: list[dict] = ({},)
+    ):
+        self.claims, self.cost_of, self.environments = claims, costs or {}, list(environments)
 
     def costs(self, figure_id: str) -> dict:
         return self.cost_of.get(figure_id, {})
@@ -166,7 +169,8 @@ class FakeSource:
             "commits": ["a" * 40],
             "files": [f"results/figures/{figure_id}.png"],
         }
-        return report.Drawn("paper", "1", "0" * 32, 0, {}, self.claims[figure_id], settings, Path(settings["files"][0]))
+        image = Path(settings["files"][0])
+        return report.Drawn("paper", "1", "0" * 32, 0, {}, self.claims[figure_id], settings, image, self.environments)
 
 
 def _drawn(records: dict) -> report.FigureReport:
@@ -313,6 +317,49 @@ def test_the_report_shows_each_figures_trial_time(monkeypatch):
     assert line in markdown
     assert "drawing it not counted; 2 h 46 min for all the ids." in markdown  # every id at every profile
     assert "<th>trial time</th>" in page and "<td>2 h 46 min</td>" in page
+
+
+def figure_markdown(monkeypatch, environments: list[dict]) -> str:
+    """The report of one drawn figure whose trial runs have these tags."""
+    monkeypatch.setattr(report, "figure_ids", lambda: ["amf-fig1"])
+    source = FakeSource({"amf-fig1": []}, environments=[environment.recorded(tags) for tags in environments])
+    return report.render_report(source, Path("results"))[1]
+
+
+def test_a_figure_shows_the_environment_its_trials_ran_in_once(monkeypatch):
+    here = environment.environment()
+    markdown = figure_markdown(monkeypatch, [{**here, "trial_hash": "a"}, {**here, "trial_hash": "b"}])
+    line = f"Environment: {environment.described(here)}; {here['env.date']}."
+    assert markdown.count("Environment: ") == 1 and f"\n\n{line}\n\n" in markdown
+    assert markdown.index("Settings: profile paper") < markdown.index(line)
+
+
+def test_a_figure_whose_trials_ran_in_several_environments_lists_each_with_its_runs(monkeypatch):
+    here = environment.environment()
+    elsewhere = {**here, "env.cores": "64", "env.host": "0" * 12}
+    markdown = figure_markdown(monkeypatch, [here, elsewhere, elsewhere])
+    (line,) = [text for text in markdown.split("\n") if text.startswith("Environment: ")]
+    first, second = line.removeprefix("Environment: 2 environments: ").split(" / ")
+    assert first.startswith(f"{here['env.cpu']}, 64 cores,") and "host 000000000000" in first
+    assert first.endswith("(2 runs)") and second.endswith("(1 run).") and "host 000000000000" not in second
+
+
+def test_a_figure_whose_runs_recorded_no_environment_says_so(monkeypatch):
+    markdown = figure_markdown(monkeypatch, [{"trial_hash": "a"}])
+    assert "Environment: not recorded (its runs were made before environments were recorded)." in markdown
+
+
+def test_a_report_from_a_store_shows_where_its_trials_ran(quick_figure, tmp_path, monkeypatch):
+    """`make report-local`: the figure's trial runs in this machine's store, run here, say this machine."""
+    monkeypatch.setattr(report, "figure_ids", lambda: [quick_figure.figure])
+    monkeypatch.chdir(quick_figure.root)  # where the figure wrote its tables
+    source = report.StoreSource(Tracker(quick_figure.uri, str(quick_figure.root / "artifacts")), tmp_path / "images")
+    (drawn,) = report.render_report(source, tmp_path)[0]
+    assert len(drawn.environments) == quick_figure.n_trials
+    assert {tuple(environment.identity(tags).items()) for tags in drawn.environments} == {
+        tuple(environment.identity(environment.environment()).items())
+    }
+    assert report.environment_line(drawn).startswith(f"Environment: {environment.described(environment.environment())}")
 
 
 @pytest.fixture

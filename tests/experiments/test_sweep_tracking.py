@@ -8,6 +8,8 @@ from mlflow.entities import ViewType
 
 from experiments import launchers
 from experiments.config import compose, grid_overrides
+from experiments.environment import environment, identity
+from experiments.environment import recorded as environment_tags
 from experiments.launchers import JoblibLauncher
 from experiments.sweep import run_sweep
 from experiments.trial import run_trial, trial_config, trial_hash
@@ -50,6 +52,47 @@ def test_a_trial_run_holds_params_metrics_tags_and_artifacts(tracker):
     assert record.trial == json.loads(json.dumps(trial))
     assert list(record.curves["step"]) == [70, 140, 210]
     assert record.metrics["average_accuracy"] == pytest.approx(record.curves["average_accuracy"].iloc[-1])
+
+
+def test_a_trial_run_records_the_environment_it_ran_in(tracker):
+    """Run here, a trial's run holds this process's environment; read back, its record holds the same."""
+    (trial,) = leaf_trials((1.0,))
+    run_sweep([trial], tracker, "exp")
+    (run,) = all_runs(tracker, "exp")
+    here = environment()
+    assert environment_tags(run.data.tags) == {**here, "env.date": run.data.tags["env.date"]}
+    assert identity(run.data.tags) == identity(here) and run.data.tags["env.commit"] == tracker.commit
+    (record,) = tracker.load_runs("exp", [trial_hash(trial)])
+    assert record.environment == environment_tags(run.data.tags)
+
+
+def test_a_worker_s_trial_records_the_worker_s_environment(tracker):
+    """Trials sent to worker processes record the workers' environment, not the driver's: joblib's workers run with
+    their thread pools limited (its thread variables set), which the driver does not."""
+    trials = leaf_trials((0.5, 1.0))
+    run_sweep(trials, tracker, "exp", JoblibLauncher(2))
+    runs = all_runs(tracker, "exp")
+    assert len(runs) == 2
+    for run in runs:
+        assert "NUMBA_NUM_THREADS=" in run.data.tags["env.thread_variables"]
+        assert run.data.tags["env.thread_variables"] != environment()["env.thread_variables"]
+
+
+def test_a_failed_trial_records_its_environment_too(tracker):
+    bad = trial_config(compose(["~dataset", "~model", "protocol=leaf_count", "protocol.run.lifetime=-1"]))
+    run_sweep([bad], tracker, "exp")
+    (run,) = all_runs(tracker, "exp")
+    assert run.info.status == "FAILED" and identity(run.data.tags) == identity(environment())
+
+
+def test_a_figure_run_records_the_environment_that_drew_it(tracker):
+    with tracker.figure_run("exp", "figure exp", {"trials_hash": "h"}) as opened:
+        pass
+    assert identity(tracker.client.get_run(opened.run_id).data.tags) == identity(environment())
+    tracker.client.set_tag(opened.run_id, "env.cores", "999")  # drawn elsewhere before: taken up, it says here
+    with tracker.figure_run("exp", "figure exp", {"trials_hash": "h"}) as again:
+        assert again.run_id == opened.run_id
+    assert tracker.client.get_run(opened.run_id).data.tags["env.cores"] == environment()["env.cores"]
 
 
 def test_rerun_skips_finished_trials_and_runs_only_missing_ones(tracker):
