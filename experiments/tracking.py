@@ -24,6 +24,8 @@ import math
 import os
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -243,7 +245,7 @@ class Tracker:
                 run = finished.get(key)
                 if run is None:
                     continue
-                folder = Path(self.client.download_artifacts(run.info.run_id, "", tmp + "/" + key))
+                folder = self._artifacts(run, tmp + "/" + key)
                 tables_dir = folder / "tables"
                 records.append(
                     RunRecord(
@@ -257,6 +259,16 @@ class Tracker:
                     )
                 )
         return records
+
+    def _artifacts(self, run, into: str) -> Path:
+        """The folder of a run's artifacts: downloaded from where the store records them into ``into``, or, in a local
+        store copied from another machine (whose recorded folders are that machine's), the same folders under
+        ``artifact_root`` (``<experiment folder>/<run id>/artifacts``, as the harness lays them out)."""
+        recorded = urllib.parse.urlparse(run.info.artifact_uri)
+        path = Path(urllib.request.url2pathname(recorded.path))
+        if self.artifact_root is not None and recorded.scheme in ("", "file") and not path.exists():
+            return self.artifact_root.joinpath(*path.parts[-3:])
+        return Path(self.client.download_artifacts(run.info.run_id, "", into))
 
     def figure_runs(self, experiment: str) -> list:
         """The figure's own runs (the parents of its trial runs), latest first; none if it has no experiment yet."""
