@@ -167,7 +167,13 @@ HARNESS_LAYERS = {
     ),
     "figures": ("experiments.figures.*",),
     "figure runs": ("experiments.reproduce", "experiments.regenerate"),
-    "evidence and report": ("experiments.evidence", "experiments.evidence_store", "experiments.report"),
+    "evidence and report": (
+        "experiments.evidence_sources",
+        "experiments.evidence_mixing",
+        "experiments.evidence",
+        "experiments.evidence_store",
+        "experiments.report",
+    ),
     "commands": (
         "experiments.run",
         "experiments.ui",
