@@ -262,11 +262,13 @@ class Tracker:
 
     def _artifacts(self, run, into: str) -> Path:
         """The folder of a run's artifacts: downloaded from where the store records them into ``into``, or, in a local
-        store copied from another machine (whose recorded folders are that machine's), the same folders under
-        ``artifact_root`` (``<experiment folder>/<run id>/artifacts``, as the harness lays them out)."""
+        store copied from another machine, the same folders under ``artifact_root`` (``<experiment folder>/<run
+        id>/artifacts``, as the harness and a tracking server's ``--artifacts-destination`` lay them out): when the
+        recorded folders are that machine's, or its server's (``mlflow-artifacts:``)."""
         recorded = urllib.parse.urlparse(run.info.artifact_uri)
         path = Path(urllib.request.url2pathname(recorded.path))
-        if self.artifact_root is not None and recorded.scheme in ("", "file") and not path.exists():
+        elsewhere = recorded.scheme == "mlflow-artifacts" or (recorded.scheme in ("", "file") and not path.exists())
+        if self.artifact_root is not None and elsewhere:
             return self.artifact_root.joinpath(*path.parts[-3:])
         return Path(self.client.download_artifacts(run.info.run_id, "", into))
 
