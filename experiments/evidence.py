@@ -147,17 +147,17 @@ def export(
     environments; ``allow_mixed`` merges codes and environments (the checkout holding one of the codes)."""
     cfg = figure_config(figure_id, profile, committed=False)
     found = figure_runs(sources, figure_id, profile, [trial_hash(t) for t in figure_trials(cfg)])
-    tags = [found.meta[run.run_id]["tags"] for run in found.runs]
+    tags = [run["tags"] for run in found.meta.values()]
     profiles = sorted({run.get("profile", "") for run in tags})
     if profiles != [profile]:
         raise MixedCode(
             f"{figure_id}: its runs are of profiles {', '.join(profiles)}, not {profile} alone (a trial another "
             "profile ran was reused): run it into a store of its own"
         )
-    drawing_commit(figure_id, [run.commit for run in found.runs], allow_mixed)
+    drawing_commit(figure_id, [run.get("git_commit", "") for run in tags], allow_mixed)
     check_environments(figure_id, tags, allow_mixed)
     target = folder(root, profile, figure_id)
-    write(target, found.figure_run, found.runs, found.meta)
+    write(target, found.figure_run, found.records(), found.meta)
     redraw(root, profile, figure_id, overrides, restamp=True, allow_mixed=allow_mixed)
     return target
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mlflow.entities import Run
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.run_record import RunRecord
@@ -38,15 +39,26 @@ def source(uri: str) -> Tracker:
 
 @dataclass
 class FigureRuns:
-    """A figure's runs read from its stores: its figure run (run_id, name, start_time, end_time, tags), its trial runs
-    in the order of its grid, and each trial run's start_time, end_time and tags (by run id)."""
+    """A figure's runs found in its stores: its id, its figure run (run_id, name, start_time, end_time, tags), and,
+    in the order of its grid, each trial's run, the store holding it and the run's start_time, end_time and tags
+    (``meta``, by run id), which say where and from which code it ran before its artifacts are read (``records``)."""
 
+    figure_id: str
     figure_run: dict
-    runs: list[RunRecord]
+    trials: list[tuple[Tracker, Run]]
     meta: dict[str, dict]
 
+    def records(self) -> list[RunRecord]:
+        """The trial runs read whole (their config, curves and tables from their artifacts), in the order of the
+        grid."""
+        read: dict[str, RunRecord] = {}
+        for store in dict.fromkeys(store for store, _ in self.trials):
+            mine = [run.data.tags["trial_hash"] for holder, run in self.trials if holder is store]
+            read.update((record.run_id, record) for record in store.load_runs(self.figure_id, mine))
+        return [read[run.info.run_id] for _, run in self.trials]
 
-def _record(run) -> dict:
+
+def _record(run: Run) -> dict:
     """A run's times and tags, as the evidence records them."""
     tags = {name: value for name, value in run.data.tags.items() if name not in _UNRECORDED}
     return {"start_time": run.info.start_time, "end_time": run.info.end_time, "tags": tags}
@@ -57,7 +69,7 @@ def figure_runs(sources: list[Tracker], figure_id: str, profile: str, hashes: li
     today's grid (``hashes``), its latest finished run among them. Raises IncompleteRun when a trial has none, or no
     source holds a complete drawn figure run."""
     present = [store for store in sources if store.client.get_experiment_by_name(figure_id) is not None]
-    latest: dict[str, tuple[Tracker, object]] = {}
+    latest: dict[str, tuple[Tracker, Run]] = {}
     for store in present:
         for key, run in store.finished_runs(figure_id).items():
             if key not in latest or run.info.start_time > latest[key][1].info.start_time:
@@ -69,17 +81,9 @@ def figure_runs(sources: list[Tracker], figure_id: str, profile: str, hashes: li
             f"{figure_id} at profile {profile}: {len(absent)} of {len(hashes)} trials of today's grid have no finished "
             f"run in {where}; run `make reproduce-figure FIG={figure_id} PROFILE={profile}` first"
         )
-    records: dict[str, RunRecord] = {}
-    for store in present:
-        mine = [key for key in hashes if latest[key][0] is store]
-        if mine:
-            records.update((record.run_id, record) for record in store.load_runs(figure_id, mine))
-    chosen = [latest[key][1] for key in hashes]
-    return FigureRuns(
-        _figure_run(present, figure_id, profile, where),
-        [records[run.info.run_id] for run in chosen],
-        {run.info.run_id: _record(run) for run in chosen},
-    )
+    trials = [latest[key] for key in hashes]
+    meta = {run.info.run_id: _record(run) for _, run in trials}
+    return FigureRuns(figure_id, _figure_run(present, figure_id, profile, where), trials, meta)
 
 
 def _figure_run(sources: list[Tracker], figure_id: str, profile: str, where: str) -> dict:

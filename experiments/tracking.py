@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from mlflow.entities import Metric, Param, RunTag
+from mlflow.entities import Metric, Param, Run, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
@@ -147,7 +147,7 @@ class Tracker:
             if not token:
                 return runs
 
-    def finished_runs(self, experiment: str) -> dict[str, object]:
+    def finished_runs(self, experiment: str) -> dict[str, Run]:
         """Latest finished trial run per trial hash."""
         latest = {}
         for run in self._runs(experiment, "attributes.status = 'FINISHED'"):
