@@ -33,7 +33,7 @@ from experiments.config import compose
 from experiments.evidence_files import ROOT, folder, read, write, write_figure
 from experiments.evidence_mixing import codes, describe_codes, describe_environments, environments, mixture
 from experiments.evidence_sources import IncompleteRun, figure_runs, source
-from experiments.provenance import git_commit, is_clean, same_code
+from experiments.provenance import git_commit, is_clean, known, same_code
 from experiments.reproduce import draw, figure_trials, settings_used
 from experiments.tracking import Tracker
 from experiments.trial import trial_hash
@@ -106,6 +106,12 @@ def drawing_commit(figure_id: str, commits: list[str], allow_mixed: bool = False
             f"{figure_id}: its trials ran at {len(ran)} commits ({', '.join(ran) or 'none recorded'}), not clean "
             "commits of one code: commit the code, then run the figure into a store of its own (MLFLOW_TRACKING_URI="
             "sqlite:///results/clean.db make reproduce-figure ..., then make evidence ... with the same variable)"
+        )
+    absent = [commit for commit in ran if not known(commit)]
+    if absent:
+        raise MixedCode(
+            f"{figure_id}: its trials ran at {', '.join(c[:12] for c in absent)}, which this clone lacks: fetch "
+            "them (git fetch), then try again"
         )
     groups = codes(commits)
     if len(groups) > 1 and not allow_mixed:

@@ -111,12 +111,13 @@ def test_every_committed_evidence_counts_its_claims_in_its_tally(in_repo):
         assert figure["run"]["tags"]["claims_passed"] == (f"{reproduced}/{len(counted)}" if counted else "-")
 
 
-A, B, C = "a" * 40, "b" * 40, "c" * 40
+A, B, C, D = "a" * 40, "b" * 40, "c" * 40, "d" * 40  # D: a commit this clone lacks
 
 
 def checkout(monkeypatch, here: str, same) -> None:
     """The checkout at commit ``here``; ``same(first, second)``: whether two commits hold the same code."""
     monkeypatch.setattr(evidence, "git_commit", lambda: here)
+    monkeypatch.setattr(evidence, "known", lambda commit: commit != D)
     monkeypatch.setattr(evidence, "same_code", same)
     monkeypatch.setattr(evidence_mixing, "same_code", same)
 
@@ -133,6 +134,7 @@ def one_code(first: str, second: str) -> bool:
         ([], A, lambda *_: True, "none recorded"),
         ([A], A + "-dirty", lambda *_: True, "the checkout's is"),
         ([A], B, one_code, "mondrian/, experiments/ or conf/ differ"),
+        ([A, D], A, one_code, "ran at dddddddddddd, which this clone lacks: fetch them (git fetch)"),
     ],
 )
 def test_a_figure_is_drawn_only_by_the_clean_code_its_trials_ran(commits, here, same, error, monkeypatch):
