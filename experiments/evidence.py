@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "--from",
         "--uri",
         dest="sources",
+        metavar="URI",
         action="append",
         help="a store to read the runs from, given again to merge several: an MLflow tracking URI, http://host:port "
         "or sqlite:///path/mlflow.db (its artifacts in mlartifacts/ beside it) (default: the harness's, tracking.uri)",
