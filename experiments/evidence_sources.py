@@ -18,7 +18,7 @@ from mlflow.entities import Run
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
 
 from experiments.run_record import RunRecord
-from experiments.store import sqlite_file
+from experiments.store import StoreError, sqlite_file
 from experiments.tracking import Tracker
 
 ARTIFACTS = "mlartifacts"  # the folder of a SQLite store's artifacts, beside its file
@@ -32,9 +32,14 @@ class IncompleteRun(RuntimeError):
 
 
 def source(uri: str) -> Tracker:
-    """The store at ``uri``, its artifacts beside it when it is a SQLite file (``mlartifacts/``)."""
+    """The store at ``uri``, its artifacts beside it when it is a SQLite file (``mlartifacts/``). A SQLite file that
+    is not there stops with StoreError (opening it would make a new, empty store)."""
     path = sqlite_file(uri)
-    return Tracker(uri, None if path is None else str(path.parent / ARTIFACTS))
+    if path is None:
+        return Tracker(uri)
+    if not path.exists():
+        raise StoreError(f"{path}: no such store (a copied store is its mlflow.db, with mlartifacts/ beside it)")
+    return Tracker(uri, str(path.parent / ARTIFACTS))
 
 
 @dataclass

@@ -19,6 +19,7 @@ from experiments import evidence
 from experiments.environment import PREFIX, environment
 from experiments.evidence_sources import ARTIFACTS, source
 from experiments.reproduce import figure_trials
+from experiments.store import StoreError
 from experiments.trial import trial_hash
 
 # Where the other machine recorded its artifacts: its own folder, or its tracking server's (--artifacts-destination)
@@ -176,3 +177,9 @@ def test_runs_merge_from_a_tracking_server_and_a_copied_store(stores, tmp_path):
     assert {row["run_id"] for row in written} == {
         run.info.run_id for uri in (stores.here, stores.cluster) for run in trial_runs(uri, stores.figure)
     }
+
+
+def test_a_store_that_is_not_there_is_refused_not_made(tmp_path):
+    with pytest.raises(StoreError, match="no such store"):
+        source(f"sqlite:///{tmp_path}/clustr/mlflow.db")
+    assert not list(tmp_path.iterdir())
