@@ -70,9 +70,12 @@ report: $(STAMP)
 report-local: $(STAMP)
 	$(PY) -m experiments.report --uri sqlite:///$(STORE) --ui http://127.0.0.1:$(PORT)
 
-## A complete local run of FIG at PROFILE becomes its committed evidence, and the committed figure is redrawn from it.
+## A complete run of FIG at PROFILE becomes its committed evidence, the committed figure redrawn from it: [FROM="uri ..."] [MIXED=1]
+# FROM: the stores to read the runs from, merged (default the local one): a tracking server http://host:port, or another
+# machine's copied store sqlite:///path/mlflow.db with its mlartifacts/ beside it; MIXED=1 merges trials that ran in
+# several environments or codes (experiments.evidence_sources, experiments.evidence_mixing).
 evidence: $(STAMP)
-	$(PY) -m experiments.evidence export $(FIG) --profile $(PROFILE)
+	$(PY) -m experiments.evidence export $(FIG) --profile $(PROFILE) $(foreach uri,$(FROM),--from $(uri)) $(if $(MIXED),--allow-mixed)
 
 ## Committed figures and tables drawn again from the committed evidence, no trial run: make redraw [FIG="id id"]
 redraw: $(STAMP)

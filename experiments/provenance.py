@@ -32,6 +32,15 @@ def is_clean(commit: str) -> bool:
     return commit not in ("", "unknown") and not commit.endswith(DIRTY)
 
 
+def known(commit: str) -> bool:
+    """Whether this clone has the clean ``commit`` (one made on another machine may not be fetched yet)."""
+    try:
+        _git("cat-file", "-e", f"{commit}^{{commit}}")
+    except subprocess.CalledProcessError:
+        return False
+    return True
+
+
 def code_trees(commit: str) -> dict[str, str]:
     """The git tree of each CODE folder at ``commit`` (raises CalledProcessError for a commit this clone lacks)."""
     return {folder: _git("rev-parse", f"{commit}:{folder}") for folder in CODE}

@@ -25,13 +25,15 @@ import math
 import os
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from mlflow.entities import Metric, Param, RunTag
+from mlflow.entities import Metric, Param, Run, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import RESOURCE_ALREADY_EXISTS, ErrorCode
 from mlflow.utils.mlflow_tags import MLFLOW_RUN_NAME, MLFLOW_RUN_NOTE
@@ -147,7 +149,7 @@ class Tracker:
             if not token:
                 return runs
 
-    def finished_runs(self, experiment: str) -> dict[str, object]:
+    def finished_runs(self, experiment: str) -> dict[str, Run]:
         """Latest finished trial run per trial hash."""
         latest = {}
         for run in self._runs(experiment, "attributes.status = 'FINISHED'"):
@@ -245,7 +247,7 @@ class Tracker:
                 run = finished.get(key)
                 if run is None:
                     continue
-                folder = Path(self.client.download_artifacts(run.info.run_id, "", tmp + "/" + key))
+                folder = self._artifacts(run, tmp + "/" + key)
                 tables_dir = folder / "tables"
                 records.append(
                     RunRecord(
@@ -265,6 +267,18 @@ class Tracker:
         """The tags of these runs of the experiment, in the given order (runs not found are left out)."""
         tags = {run.info.run_id: dict(run.data.tags) for run in self._runs(experiment, "")}
         return [tags[run_id] for run_id in run_ids if run_id in tags]
+
+    def _artifacts(self, run, into: str) -> Path:
+        """The folder of a run's artifacts: downloaded from where the store records them into ``into``, or, in a local
+        store copied from another machine, the same folders under ``artifact_root`` (``<experiment folder>/<run
+        id>/artifacts``, as the harness and a tracking server's ``--artifacts-destination`` lay them out): when the
+        recorded folders are that machine's, or its server's (``mlflow-artifacts:``)."""
+        recorded = urllib.parse.urlparse(run.info.artifact_uri)
+        path = Path(urllib.request.url2pathname(recorded.path))
+        elsewhere = recorded.scheme == "mlflow-artifacts" or (recorded.scheme in ("", "file") and not path.exists())
+        if self.artifact_root is not None and elsewhere:
+            return self.artifact_root.joinpath(*path.parts[-3:])
+        return Path(self.client.download_artifacts(run.info.run_id, "", into))
 
     def figure_runs(self, experiment: str) -> list:
         """The figure's own runs (the parents of its trial runs), latest first; none if it has no experiment yet."""

@@ -168,6 +168,8 @@ HARNESS_LAYERS = {
     "figures": ("experiments.figures.*",),
     "figure runs": ("experiments.reproduce", "experiments.regenerate"),
     "evidence and report": (
+        "experiments.evidence_sources",
+        "experiments.evidence_mixing",
         "experiments.evidence",
         "experiments.evidence_store",
         "experiments.report_curves",

@@ -223,5 +223,5 @@ def exported(quick_figure, tmp_path_factory):
     root = tmp_path_factory.mktemp("evidence")
     tracker = Tracker(quick_figure.uri, str(quick_figure.root / "artifacts"))
     drawn = root.parent / f"{root.name}-drawn"
-    evidence.export(tracker, quick_figure.figure, "quick", root, [f"paths.figures={drawn}", f"paths.tables={drawn}"])
+    evidence.export([tracker], quick_figure.figure, "quick", root, [f"paths.figures={drawn}", f"paths.tables={drawn}"])
     return root, tracker, quick_figure

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments import environment, evidence, evidence_files, report, verdicts
+from experiments import environment, evidence, evidence_files, evidence_mixing, report, verdicts
 from experiments.reproduce import figure_trials
 from experiments.trial import trial_hash
 
@@ -72,7 +72,7 @@ def test_redrawing_from_the_evidence_gives_the_same_files_and_claims(exported, t
 def test_an_incomplete_run_is_not_exported(exported, tmp_path):
     _, tracker, figure = exported
     with pytest.raises(evidence.IncompleteRun, match="trials of today's grid have no finished run"):
-        evidence.export(tracker, figure.figure, "paper", tmp_path, paths(tmp_path))
+        evidence.export([tracker], figure.figure, "paper", tmp_path, paths(tmp_path))
     assert not list(tmp_path.rglob("*.json"))
 
 
@@ -130,25 +130,49 @@ def test_every_committed_evidence_counts_its_claims_in_its_tally(in_repo):
         assert figure["run"]["tags"]["claims_passed"] == (f"{reproduced}/{len(counted)}" if counted else "-")
 
 
+A, B, C, D = "a" * 40, "b" * 40, "c" * 40, "d" * 40  # D: a commit this clone lacks
+
+
+def checkout(monkeypatch, here: str, same) -> None:
+    """The checkout at commit ``here``; ``same(first, second)``: whether two commits hold the same code."""
+    monkeypatch.setattr(evidence, "git_commit", lambda: here)
+    monkeypatch.setattr(evidence, "known", lambda commit: commit != D)
+    monkeypatch.setattr(evidence, "same_code", same)
+    monkeypatch.setattr(evidence_mixing, "same_code", same)
+
+
+def one_code(first: str, second: str) -> bool:
+    return first == second
+
+
 @pytest.mark.parametrize(
     "commits, here, same, error",
     [
-        (["a" * 40, "b" * 40], "a" * 40, True, "ran at 2 commits"),
-        (["a" * 40 + "-dirty"], "a" * 40, True, "not one clean commit"),
-        ([], "a" * 40, True, "none recorded"),
-        (["a" * 40], "a" * 40 + "-dirty", True, "the checkout's is"),
-        (["a" * 40], "b" * 40, False, "mondrian/, experiments/ or conf/ differ"),
+        ([A, B, B], A, one_code, "ran 2 codes (bbbbbbbbbbbb: 2 runs; aaaaaaaaaaaa: 1 run): run it again at one commit"),
+        ([A + "-dirty"], A, lambda *_: True, "not clean commits of one code"),
+        ([], A, lambda *_: True, "none recorded"),
+        ([A], A + "-dirty", lambda *_: True, "the checkout's is"),
+        ([A], B, one_code, "mondrian/, experiments/ or conf/ differ"),
+        ([A, D], A, one_code, "ran at dddddddddddd, which this clone lacks: fetch them (git fetch)"),
     ],
 )
 def test_a_figure_is_drawn_only_by_the_clean_code_its_trials_ran(commits, here, same, error, monkeypatch):
-    """`make evidence` and `make redraw`: the trials of one clean commit, drawn by a clean checkout of the same code."""
-    monkeypatch.setattr(evidence, "git_commit", lambda: here)
-    monkeypatch.setattr(evidence, "same_code", lambda first, second: same)
+    """`make evidence` and `make redraw`: the trials of clean commits of one code, drawn by a clean checkout of that
+    code; trials of several codes are refused, naming them and the flag that merges them."""
+    checkout(monkeypatch, here, same)
     with pytest.raises(evidence.MixedCode, match=re.escape(error)):
         evidence.drawing_commit("amf-fig1", commits)
 
 
-def test_another_commit_of_the_same_code_draws_a_figure(monkeypatch):
-    monkeypatch.setattr(evidence, "git_commit", lambda: "b" * 40)
-    monkeypatch.setattr(evidence, "same_code", lambda first, second: {first, second} == {"a" * 40, "b" * 40})
-    assert evidence.drawing_commit("amf-fig1", ["a" * 40]) == "b" * 40
+def test_commits_of_the_same_code_are_one_code_and_draw_a_figure(monkeypatch):
+    checkout(monkeypatch, C, lambda first, second: {first, second} <= {A, B, C})
+    assert evidence.drawing_commit("amf-fig1", [A]) == C
+    assert evidence.drawing_commit("amf-fig1", [A, B, B]) == C
+
+
+def test_allowed_mixed_codes_are_drawn_by_a_checkout_of_one_of_them(monkeypatch):
+    checkout(monkeypatch, B, one_code)
+    assert evidence.drawing_commit("amf-fig1", [A, B], allow_mixed=True) == B
+    checkout(monkeypatch, C, one_code)
+    with pytest.raises(evidence.MixedCode, match="ran the code of aaaaaaaaaaaa or bbbbbbbbbbbb, the checkout's is c"):
+        evidence.drawing_commit("amf-fig1", [A, B], allow_mixed=True)
