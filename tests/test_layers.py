@@ -167,7 +167,12 @@ HARNESS_LAYERS = {
     ),
     "figures": ("experiments.figures.*",),
     "figure runs": ("experiments.reproduce", "experiments.regenerate"),
-    "evidence and report": ("experiments.evidence", "experiments.evidence_store", "experiments.report"),
+    "evidence and report": (
+        "experiments.evidence",
+        "experiments.evidence_store",
+        "experiments.report",
+        "experiments.comparison",
+    ),
     "commands": (
         "experiments.run",
         "experiments.ui",
