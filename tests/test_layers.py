@@ -177,6 +177,8 @@ HARNESS_LAYERS = {
         "experiments.run",
         "experiments.ui",
         "experiments.mlflow_server",
+        "experiments.commit_runs",
+        "experiments.compare",
         "experiments.data.__main__",
         "experiments.bench.*",
     ),

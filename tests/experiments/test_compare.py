@@ -1,5 +1,12 @@
-"""`make compare`: the comparison of two commits' runs (experiments.comparison) on small synthetic runs."""
+"""`make compare`: the comparison of two commits' runs (experiments.comparison) on small synthetic runs, and the command
+end to end on a temporary clone (experiments.compare)."""
 
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from experiments.compare import main
 from experiments.comparison import (
     SEEDED,
     SPEED_RATIO,
@@ -106,3 +113,41 @@ def test_metrics_and_trials_on_one_side_are_listed_without_failing():
         ("trial on one side", "moons, MF, seed=0", False),
         ("trial on one side", "moons, MF, seed=1", False),
     }
+
+
+# -- end to end ------------------------------------------------------------------------------------------------------
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def commit(repo: Path, path: str, edit, message: str) -> None:
+    file = repo / path
+    file.write_text(edit(file.read_text()))
+    git(repo, "commit", "-q", "-am", message)
+
+
+@pytest.mark.slow
+def test_compare_end_to_end_on_a_clone(tmp_path, monkeypatch, capsys):
+    """A docs-only commit moves nothing (exit 0, an empty table: the quick runs are seeded, the same floats twice);
+    a commit that changes the default seed moves theory-leaves' Monte Carlo means (exit 1, the metrics listed)."""
+    repo = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(Path(__file__).resolve().parents[2]), str(repo)], check=True)
+    git(repo, "config", "user.email", "test@example.com")
+    git(repo, "config", "user.name", "test")
+    monkeypatch.chdir(repo)
+    commit(repo, "CONTRIBUTING.md", lambda text: text + "\nA line of documentation.\n", "Docs only")
+    out = tmp_path / "docs.md"
+    assert main(["--base", "HEAD~1", "--figs", "theory-leaves", "--no-ratios", "--out", str(out)]) == 0
+    table = out.read_text()
+    assert "figures theory-leaves at profile quick" in table and "no failing change (0 listed)" in table
+    assert table in capsys.readouterr().out
+    commit(repo, "conf/config.yaml", lambda text: text.replace("\nseed: 0\n", "\nseed: 1\n"), "Default seed 1")
+    out = tmp_path / "seed.md"
+    assert main(["--base", "HEAD~1", "--figs", "theory-leaves", "--no-ratios", "--out", str(out)]) == 1
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| **yes** | metric moved |")]
+    assert any("dim=2, lifetime=2: mean_leaves" in row for row in rows)
+    assert "trial hash" in out.read_text()
+    assert not any("duration_seconds" in row or "peak_memory_mb" in row for row in out.read_text().splitlines())
+    assert git(repo, "worktree", "list").count("\n") == 0  # the commits' checkouts are removed
