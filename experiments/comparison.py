@@ -110,9 +110,10 @@ class Change:
     fails: bool
 
 
-def _number(value: float | None) -> str:
-    """A value whole (the shortest text that reads back as the same float: an exact metric's move shows), or -."""
-    return "-" if value is None else repr(float(value))
+def _number(value: float | None, spec: str = "r") -> str:
+    """A value in ``spec`` ("r": whole, the shortest text that reads back as the same float, so that an exact
+    metric's move shows; ".3g" for a speed ratio), or - for none."""
+    return "-" if value is None else repr(float(value)) if spec == "r" else format(value, spec)
 
 
 def claim_verdicts(claims: list[dict]) -> dict[str, str]:
@@ -192,7 +193,7 @@ def ratio_changes(base: dict[str, float], head: dict[str, float]) -> list[Change
         old, new = base.get(name), head.get(name)
         if old is None or new is None or tolerance.moved(old, new):
             rule = f"{SPEED_RATIO}: {tolerance.describe()}" if old and new else "listed"
-            changes.append(Change("speed ratio", "bench", name, _number(old), _number(new), rule, False))
+            changes.append(Change("speed ratio", "bench", name, _number(old, ".3g"), _number(new, ".3g"), rule, False))
     return changes
 
 
