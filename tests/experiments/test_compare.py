@@ -115,7 +115,7 @@ def test_metrics_and_trials_on_one_side_are_listed_without_failing():
     }
 
 
-# -- end to end ------------------------------------------------------------------------------------------------------
+# -- the command ------------------------------------------------------------------------------------------------------
 
 
 def git(repo: Path, *args: str) -> str:
@@ -128,12 +128,29 @@ def commit(repo: Path, path: str, edit, message: str) -> None:
     git(repo, "commit", "-q", "-am", message)
 
 
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--base", "no-such-ref"], "'no-such-ref' names no commit"),
+        (["--base", "HEAD", "--figs", "theory-leaves", "no-such-figure"], "no figure no-such-figure at either commit"),
+    ],
+)
+def test_a_bad_ref_or_figure_stops_with_one_line_and_status_2(argv, message, monkeypatch, capsys):
+    monkeypatch.chdir(CHECKOUT)
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_compare_end_to_end_on_a_clone(tmp_path, monkeypatch, capsys):
     """A docs-only commit moves nothing (exit 0, an empty table: the quick runs are seeded, the same floats twice);
     a commit that changes the default seed moves theory-leaves' Monte Carlo means (exit 1, the metrics listed)."""
     repo = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(Path(__file__).resolve().parents[2]), str(repo)], check=True)
+    subprocess.run(["git", "clone", "-q", str(CHECKOUT), str(repo)], check=True)
     git(repo, "config", "user.email", "test@example.com")
     git(repo, "config", "user.name", "test")
     monkeypatch.chdir(repo)
