@@ -193,7 +193,7 @@ def ratio_changes(base: dict[str, float], head: dict[str, float]) -> list[Change
         old, new = base.get(name), head.get(name)
         if old is None or new is None or tolerance.moved(old, new):
             rule = f"{SPEED_RATIO}: {tolerance.describe()}" if old and new else "listed"
-            changes.append(Change("speed ratio", "bench", name, _number(old, ".3g"), _number(new, ".3g"), rule, False))
+            changes.append(Change(SPEED_RATIO, "bench", name, _number(old, ".3g"), _number(new, ".3g"), rule, False))
     return changes
 
 
@@ -214,20 +214,35 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|") or "-"
 
 
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)] + [
+        "| " + " | ".join(map(_cell, row)) + " |" for row in rows
+    ]
+
+
 def markdown(base: Snapshot, head: Snapshot, found: list[Change]) -> str:
-    """The comparison as Markdown: a line naming both commits and what was compared, then the table of changes (its
-    header alone when nothing moved), then the verdict line."""
+    """The comparison as Markdown: a line naming both commits and what was compared, the table of the figures' changes
+    (its header alone when nothing moved), the speed ratios that moved beyond their tolerance apart (timing,
+    informational: a change that moves nothing may still move them on a busy machine), then the verdict line."""
     figures = ", ".join(sorted(base.figures.keys() | head.figures.keys())) or "none"
+    ratios = [c for c in found if c.what == SPEED_RATIO]
     lines = [
         f"Compared {base.commit[:12]} (base) with {head.commit[:12]} (head): figures {figures} at profile quick; "
         f"{len(base.ratios | head.ratios)} speed ratios.",
         "",
-        "| fails | what | where | item | base | head | rule |",
-        "|---|---|---|---|---|---|---|",
+        *_table(
+            ["fails", "what", "where", "item", "base", "head", "rule"],
+            [
+                ["**yes**" if c.fails else "no", c.what, c.where, c.item, c.base, c.head, c.rule]
+                for c in found
+                if c.what != SPEED_RATIO
+            ],
+        ),
     ]
-    for c in found:
-        cells = ["**yes**" if c.fails else "no", c.what, c.where, c.item, c.base, c.head, c.rule]
-        lines.append("| " + " | ".join(map(_cell, cells)) + " |")
+    if ratios:
+        tolerance = TOLERANCES[SPEED_RATIO].describe()
+        lines += ["", f"Speed ratios beyond their tolerance ({tolerance}; timing, informational, never failing):", ""]
+        lines += _table(["speed ratio", "base", "head"], [[c.item, c.base, c.head] for c in ratios])
     fails = sum(c.fails for c in found)
     verdict = (
         f"{fails} failing change{'s' if fails != 1 else ''} of {len(found)}"

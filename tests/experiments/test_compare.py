@@ -66,8 +66,12 @@ def test_a_speed_ratio_within_its_tolerance_is_not_listed_one_beyond_is_listed_w
     rel = TOLERANCES[SPEED_RATIO].rel
     within = snapshot(ratios={"MF / ExtraTrees": 0.5 * (1 + rel * 0.9)})
     assert changes(snapshot(), within) == []
-    (change,) = changes(snapshot(), snapshot(ratios={"MF / ExtraTrees": 0.5 * (1 + rel * 1.1)}))
+    beyond = snapshot(ratios={"MF / ExtraTrees": 0.5 * (1 + rel * 1.1)})
+    (change,) = changes(snapshot(), beyond)
     assert change.what == "speed ratio" and change.item == "MF / ExtraTrees" and not change.fails
+    table = markdown(snapshot(), beyond, [change])
+    assert "| fails | what | where | item | base | head | rule |\n|---|---|---|---|---|---|---|\n\n" in table  # none
+    assert "| MF / ExtraTrees | 0.5 | 0.61 |" in table.split("never failing):")[1]
 
 
 def test_a_claim_verdict_flip_fails_with_the_figure_verdict():
