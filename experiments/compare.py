@@ -10,8 +10,8 @@ commit), 2 on a bad argument.
 
 The refs are commits (a branch, a tag, HEAD~1, a hash) of the repository of the current folder: uncommitted changes
 are not compared (commit them, or stash them, first). By default the figures are DEFAULT_FIGURES, a small set of
-seeded figures without timing claims: measured at 6 min 35 s for both commits with the speed ratios (3 min 28 s of
-CPU) on the project's 2-core machine shared with other work, numba's kernels compiled cold for each commit;
+seeded figures without timing claims: 3 min 32 s for both commits with the speed ratios on the project's 2-core
+machine, 6 min 35 s while other work loaded it (about 3 min of CPU; numba's kernels compiled cold for each commit);
 ``--figs all`` runs every figure's quick profile (not measured whole: `make test-slow`, every figure at quick beside
 other tests, takes about 15 minutes with warm kernels).
 """
