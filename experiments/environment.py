@@ -126,11 +126,11 @@ def described(tags: dict) -> str:
     def tag(name: str) -> str:
         return tags.get(PREFIX + name, "?")
 
-    threads = f"numba {tag('numba_threads')} threads, BLAS {tag('blas_threads')}"
+    threads = f"numba threads {tag('numba_threads')}, BLAS {tag('blas_threads')}"
     if tag("thread_variables") != "none":
         threads += f" ({tag('thread_variables')})"
     versions = ", ".join([f"Python {tag('python')}", *(f"{library} {tag(library)}" for library in LIBRARIES)])
-    return f"{tag('cpu')}, {tag('cores')} cores, {threads}; {tag('os')}, {versions}; host {tag('host')}"
+    return f"{tag('cpu')}, cores {tag('cores')}, {threads}; {tag('os')}, {versions}; host {tag('host')}"
 
 
 def run_count(count: int) -> str:

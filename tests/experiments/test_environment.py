@@ -84,7 +84,7 @@ def tags_of(cpu: str = "AMD EPYC", cores: str = "2", numpy: str = "2.4.6", date:
 
 def test_one_environment_reads_as_one_line_with_its_dates():
     line = environment.summary([tags_of(date="2026-12-03"), tags_of(date="2026-12-01"), tags_of(date="2026-12-03")])
-    assert line.startswith("AMD EPYC, 2 cores, numba 2 threads, BLAS openblas:2; Linux x86_64, Python 3.11.7, ")
+    assert line.startswith("AMD EPYC, cores 2, numba threads 2, BLAS openblas:2; Linux x86_64, Python 3.11.7, ")
     assert f"numpy 2.4.6, numba {metadata.version('numba')}, scikit-learn " in line
     assert line.endswith("; host 5bce98f73f3e; 2026-12-01 to 2026-12-03")
     assert "runs" not in line and "\n" not in line
