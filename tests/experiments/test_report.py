@@ -340,7 +340,7 @@ def test_a_figure_whose_trials_ran_in_several_environments_lists_each_with_its_r
     markdown = figure_markdown(monkeypatch, [here, elsewhere, elsewhere])
     (line,) = [text for text in markdown.split("\n") if text.startswith("Environment: ")]
     first, second = line.removeprefix("Environment: 2 environments: ").split(" / ")
-    assert first.startswith(f"{here['env.cpu']}, 64 cores,") and "host 000000000000" in first
+    assert first.startswith(f"{here['env.cpu']}, cores 64,") and "host 000000000000" in first
     assert first.endswith("(2 runs)") and second.endswith("(1 run).") and "host 000000000000" not in second
 
 
