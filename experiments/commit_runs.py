@@ -25,6 +25,7 @@ from pathlib import Path
 
 from experiments.comparison import FigureRun, Snapshot, TrialRun
 from experiments.progress import say
+from experiments.provenance import git
 from experiments.report import StoreSource
 from experiments.tracking import Tracker
 
@@ -32,19 +33,14 @@ RATIOS_SCRIPT = Path(__file__).resolve().parent / "bench" / "ratios.py"
 _LOG_TAIL = 15  # lines of a failed step's output shown
 
 
-def git(repo: Path, *args: str) -> str:
-    """A git command in ``repo``; its output, stripped (CalledProcessError with git's message when it fails)."""
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
-
-
 @contextmanager
 def worktree(repo: Path, commit: str, path: Path) -> Iterator[Path]:
     """``commit`` checked out at ``path`` (a detached git worktree of ``repo``), removed when the block ends."""
-    git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
+    git("worktree", "add", "--detach", "--quiet", str(path), commit, repo=repo)
     try:
         yield path
     finally:
-        git(repo, "worktree", "remove", "--force", str(path))
+        git("worktree", "remove", "--force", str(path), repo=repo)
 
 
 class CommitRuns:

