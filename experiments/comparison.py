@@ -8,7 +8,9 @@ otherwise) must stay the same float, a speed ratio may move by 20% (timing on a 
 failing), a wall-clock measure (a duration, a time per sample, a peak memory) is never compared, as river's
 estimator-regression CI leaves timings out of what it compares. A change fails the comparison when an exact metric
 moved, a claim's or a figure's verdict changed, or a figure drawn at the base is not drawn at the head; a trial whose
-hash differs (its configuration changed), a trial or a metric on one side only are listed without failing.
+hash differs (its configuration changed), a trial or a metric on one side only are listed without failing, and so is
+the verdict of a claim that reads wall-clock time (``timed`` in its claims, such as "MF trains ten times faster than
+ORF") and a figure's verdict that only such claims moved: two runs of the same code may time them differently.
 """
 
 from __future__ import annotations
@@ -161,19 +163,29 @@ def trial_changes(figure_id: str, base: FigureRun, head: FigureRun) -> list[Chan
     return changes
 
 
+def timed_claims(claims: list[dict]) -> set[str]:
+    """The keys of the checks that read wall-clock time."""
+    return {c.get("key") or c["statement"] for c in claims if c.get("timed")}
+
+
 def claim_changes(figure_id: str, base: FigureRun, head: FigureRun) -> list[Change]:
-    """The figure's verdict and each check's verdict that differ (a check on one side only is listed, not failing)."""
+    """Each check's verdict that differs (failing when the check is at both commits and reads no time), then the
+    figure's verdict when it differs (failing unless only timed checks changed)."""
     changes = []
-    old, new = id_verdict(base.claims) or "-", id_verdict(head.claims) or "-"
-    if old != new:
-        changes.append(Change("figure verdict", figure_id, figure_id, old, new, "exact", True))
     before, after = claim_verdicts(base.claims), claim_verdicts(head.claims)
+    timed = timed_claims(base.claims) | timed_claims(head.claims)
     for key in sorted(before.keys() | after.keys()):
         old, new = before.get(key, "-"), after.get(key, "-")
         if old != new:
             both = key in before and key in after
-            changes.append(Change("claim verdict" if both else "claim on one side", figure_id, key, old, new,
-                                  "exact" if both else "listed", both))  # fmt: skip
+            rule = ("timed: listed" if key in timed else "exact") if both else "listed"
+            changes.append(Change("claim verdict" if both else "claim on one side", figure_id, key, old, new, rule,
+                                  both and key not in timed))  # fmt: skip
+    old, new = id_verdict(base.claims) or "-", id_verdict(head.claims) or "-"
+    if old != new:
+        only_timed = bool(changes) and all(c.item in timed for c in changes)
+        changes.insert(0, Change("figure verdict", figure_id, figure_id, old, new,
+                                 "timed claims only: listed" if only_timed else "exact", not only_timed))  # fmt: skip
     return changes
 
 

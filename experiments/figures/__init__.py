@@ -50,6 +50,7 @@ class Claim:
     exceptions: list[str] = field(default_factory=list, kw_only=True)
     status: str = field(default=CHECKED, kw_only=True)
     values: dict[str, float | int | str] = field(default_factory=dict, kw_only=True)
+    timed: bool = field(default=False, kw_only=True)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -70,10 +71,14 @@ class Claim:
     def weaker(self, statement: str, passed: bool, measured: str, key: str, **fields) -> Claim:
         """A weaker reading of this (printed) claim: the same sentence, tested with a weaker quantifier."""
         return Claim(statement, passed, measured, key=key, quote=self.quote, where=self.where, weaker_of=self.key,
-                     **fields)  # fmt: skip
+                     **{"timed": self.timed, **fields})  # fmt: skip
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The claim's fields; ``timed`` only when set (the claims that read no time are written as before it)."""
+        fields = asdict(self)
+        if not self.timed:
+            del fields["timed"]
+        return fields
 
     def __str__(self) -> str:
         tag = "" if self.kind == CLAIM else " (invariant)"

@@ -227,6 +227,7 @@ def time_claims(model: str, part: pd.DataFrame) -> list[Claim]:
                 key=f"{key}_time_log_n_{kind}",
                 paper="Θ(log n)",
                 quote=TABLE_2[algorithm],
+                timed=True,
                 where="AMF Table 2",
                 values={
                     "exponent": value,

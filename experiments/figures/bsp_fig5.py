@@ -289,6 +289,7 @@ def cheaper_with_smaller_budget(budget: pd.DataFrame) -> Claim:
         quote=CHEAPER_QUOTE,
         where="BSP Sec. 3 (computational complexity)",
         values={"time_small": means[low], "time_large": means[top], "spearman": rho},
+        timed=True,
     )
 
 
@@ -309,7 +310,7 @@ def slower(size: pd.DataFrame) -> list[Claim]:
     values = {"ratio_min": min(ratios.values()), "ratio_max": max(ratios.values()), "a_bit": A_BIT}
     measured = f"seconds, {text}; ratios " + ", ".join(f"N={n} {r:.1f}x" for n, r in ratios.items())
     printed = quantified(statement, Cases(cases, labels=labels), measured, key="bsp_slower", quote=SIZES_QUOTE,
-                         where=WHERE, values=values)[0]  # fmt: skip
+                         where=WHERE, values=values, timed=True)[0]  # fmt: skip
     weaker = printed.weaker(f"at every N, BSP takes longer to train than MF increasing ({BETTER})", longer.every(),
                             text, key="bsp_slower_longer", exceptions=longer.exceptions())  # fmt: skip
     return [printed, weaker]

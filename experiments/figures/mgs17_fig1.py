@@ -157,13 +157,14 @@ def scale_key(key: str, scale: float) -> str:
     return f"{key}_x{scale:g}".replace(".", "_")
 
 
-def with_scales(statement, check, grid: list[float], key: str, quote: str) -> list[Claim]:
+def with_scales(statement, check, grid: list[float], key: str, quote: str, timed: bool = False) -> list[Claim]:
     """The claim at the printed schedule and, beside it, the same check at each other lifetime_scale of the grid (a
     line of its own, weaker_of the printed claim: "printed fails, holds at scale s" is partly reproduced).
-    ``statement(scale)`` says what is tested, ``check(scale)`` -> (passed, measured, cases, values)."""
+    ``statement(scale)`` says what is tested, ``check(scale)`` -> (passed, measured, cases, values); ``timed``: the
+    check reads training times."""
     passed, measured, cases, values = check(PRINTED)
     fields = {"exceptions": cases.exceptions(), "values": values}
-    printed = Claim(statement(PRINTED), passed, measured, key=key, quote=quote, where=CAPTION, **fields)
+    printed = Claim(statement(PRINTED), passed, measured, key=key, quote=quote, where=CAPTION, timed=timed, **fields)
     out = [printed]
     for scale in (s for s in grid if s != PRINTED):
         passed, measured, cases, values = check(scale)
@@ -292,7 +293,10 @@ def much_faster(n_trees: int, times, panels: list[str], grid, absent) -> list[Cl
         return cases.every(), measured, cases, values
 
     missing = f"{n_trees} trees: Mondrian increasing trains much faster than Breiman RF on {{dataset}}"
-    return [*with_scales(statement, check, grid, key, RF_QUOTE), *not_measured(key, missing, absent, RF_QUOTE, CAPTION)]
+    return [
+        *with_scales(statement, check, grid, key, RF_QUOTE, timed=True),
+        *not_measured(key, missing, absent, RF_QUOTE, CAPTION),
+    ]
 
 
 def rf_best_on_dna(n_trees: int, ending, dna: str | None, grid) -> list[Claim]:

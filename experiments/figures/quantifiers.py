@@ -75,9 +75,10 @@ def quantified(
     paper: str = "",
     values: dict | None = None,
     most: tuple[str, int] | None = None,
+    timed: bool = False,
 ) -> list[Claim]:
     """The claim that the sentence holds in every case, exceptions listed; with ``most`` = (statement, k), beside it
-    the weaker reading that it holds in at least k cases (key ``<key>_most``)."""
+    the weaker reading that it holds in at least k cases (key ``<key>_most``); ``timed``: the cases are timings."""
     numbers = {**cases.values(), "holding": len(cases.holding), "cases": len(cases.margins), **(values or {})}
     printed = Claim(
         statement,
@@ -89,6 +90,7 @@ def quantified(
         paper=paper,
         exceptions=cases.exceptions(),
         values=numbers,
+        timed=timed,
     )
     claims = [printed]
     if most is not None:

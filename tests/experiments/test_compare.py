@@ -83,6 +83,22 @@ def test_a_claim_verdict_flip_fails_with_the_figure_verdict():
     ]
 
 
+def test_a_timed_claim_that_flips_is_listed_without_failing_and_so_is_the_figure_verdict_it_alone_moved():
+    timed = [{**CLAIMS[0], "timed": True}, CLAIMS[1]]
+    found = changes(snapshot(claims=timed), snapshot(claims=[{**timed[0], "passed": False}, CLAIMS[1]]))
+    assert [(c.what, c.item, c.rule, c.fails) for c in found] == [
+        ("figure verdict", "theory-leaves", "timed claims only: listed", False),
+        ("claim verdict", "rate", "timed: listed", False),
+    ]
+    assert not failing(found)
+    fast = {"key": "fast", "statement": "MF is fast", "passed": True, "kind": "claim", "quote": "q", "where": "w"}
+    both = [*timed, fast]
+    found = changes(
+        snapshot(claims=both), snapshot(claims=[{**timed[0], "passed": False}, CLAIMS[1], {**fast, "passed": False}])
+    )
+    assert [(c.item, c.fails) for c in found] == [("theory-leaves", True), ("fast", True), ("rate", False)]
+
+
 def test_an_invariant_that_stops_holding_fails():
     broken = [CLAIMS[0], {**CLAIMS[1], "passed": False}]
     (change,) = changes(snapshot(), snapshot(claims=broken))
@@ -151,8 +167,8 @@ def test_a_bad_ref_or_figure_stops_with_one_line_and_status_2(argv, message, mon
 
 @pytest.mark.slow
 def test_compare_end_to_end_on_a_clone(tmp_path, monkeypatch, capsys):
-    """A docs-only commit moves nothing (exit 0, an empty table: the quick runs are seeded, the same floats twice);
-    a commit that changes the default seed moves theory-leaves' Monte Carlo means (exit 1, the metrics listed)."""
+    """A docs-only commit moves nothing (exit 0, an empty table: it holds the base's code, run once); a commit that
+    changes the default seed moves theory-leaves' Monte Carlo means (exit 1, the metrics listed)."""
     repo = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(CHECKOUT), str(repo)], check=True)
     git(repo, "config", "user.email", "test@example.com")
@@ -163,7 +179,8 @@ def test_compare_end_to_end_on_a_clone(tmp_path, monkeypatch, capsys):
     assert main(["--base", "HEAD~1", "--figs", "theory-leaves", "--no-ratios", "--out", str(out)]) == 0
     table = out.read_text()
     assert "figures theory-leaves at profile quick" in table and "no failing change (0 listed)" in table
-    assert table in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert table in said.out and "its runs are the base's, run once" in said.out
     commit(repo, "conf/config.yaml", lambda text: text.replace("\nseed: 0\n", "\nseed: 1\n"), "Default seed 1")
     out = tmp_path / "seed.md"
     assert main(["--base", "HEAD~1", "--figs", "theory-leaves", "--no-ratios", "--out", str(out)]) == 1

@@ -30,6 +30,13 @@ def test_a_weaker_reading_quotes_the_printed_claims_sentence():
     assert (most.quote, most.where, most.weaker_of, most.kind) == (best.quote, best.where, "best", CLAIM)
 
 
+def test_a_timed_claim_says_so_and_its_weaker_readings_too_an_untimed_one_is_written_as_before():
+    faster = Claim("MF 10x faster than ORF", True, "12x", key="faster", timed=True, **QUOTE)
+    assert faster.as_dict()["timed"] and faster.weaker("MF faster", True, "12x", key="faster_at_all").timed
+    accurate = Claim("MF above ORF", True, "0.9 > 0.8", key="above", **QUOTE)
+    assert "timed" not in accurate.as_dict() and not accurate.weaker("x", True, "y", key="z").timed
+
+
 def test_an_unchecked_claim_decides_nothing_and_says_why():
     missing = unchecked("on dna, MF is worse", "dna is not measured here", key="dna", **QUOTE)
     assert missing.passed is None and missing.status == NOT_CHECKED and missing.measured == "dna is not measured here"
