@@ -70,8 +70,8 @@ report: $(STAMP)
 report-local: $(STAMP)
 	$(PY) -m experiments.report --uri sqlite:///$(STORE) --ui http://127.0.0.1:$(PORT)
 
-## What a commit moves: figures at quick and speed ratios at both commits, a table of changes: make compare BASE=origin/main
-# make compare BASE=<ref> [HEAD=<ref>] [FIGS="theory-leaves amf-fig10 ..." or all] [ARGS=--no-ratios]: exits 1 when a
+## What a commit moves: every figure at quick and speed ratios at both commits, a table of changes: make compare BASE=origin/main
+# make compare BASE=<ref> [HEAD=<ref>] [FIGS="theory-leaves amf-fig10 ...", all by default] [ARGS=--no-ratios]: exits 1 when a
 # verdict changed or a seeded metric moved (experiments/compare.py); the table also goes to results/local/COMPARE.md.
 BASE ?=
 HEAD ?= HEAD

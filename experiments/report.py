@@ -608,7 +608,7 @@ def cost_line(r: FigureReport) -> str:
 
 def claim_row(c: dict) -> list[str]:
     """A claim's row: a weaker reading says so and is judged holds / does not hold, a printed claim by its verdict;
-    exceptions and the explanation follow the verdict."""
+    exceptions and the explanation follow the verdict; a timed claim's measure says that it is a timing."""
     if c.get("weaker_of"):
         statement, words = f"*weaker reading:* {c['statement']}", "the same"
         verdict = "holds" if c["passed"] else "does not hold"
@@ -619,7 +619,10 @@ def claim_row(c: dict) -> list[str]:
         verdict += "; exceptions: " + "; ".join(c["exceptions"])
     if c["why"]:
         verdict += f". Why: {c['why']}"
-    return [statement, words, c.get("paper") or "-", c["measured"], verdict]
+    measured = c["measured"] + (
+        " *(wall-clock times: they depend on the machine and its load)*" if c.get("timed") else ""
+    )
+    return [statement, words, c.get("paper") or "-", measured, verdict]
 
 
 def verdict_class(c: dict) -> str:

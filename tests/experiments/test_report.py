@@ -146,6 +146,13 @@ def test_the_verdict_counts_claims_and_reports_invariants_apart():
     assert '<td class="fail"><b>no</b></td>' in page and '<td class="partly-reproduced">' in page
 
 
+def test_a_timed_claim_says_its_measure_is_a_timing():
+    quote = {"quote": "MF is at least an order of magnitude faster", "where": "LRT14 Sec. 7"}
+    faster = Claim("MF is 10 times faster than ORF", True, "12x", key="faster", timed=True, **quote)
+    _, markdown, _ = report.render_report(FakeSource({"lrt14-fig3": [faster.as_dict()]}), Path("results"))
+    assert "| 12x *(wall-clock times: they depend on the machine and its load)* | **reproduced** |" in markdown
+
+
 class FakeSource:
     """Drawn figures given as their claims (every other figure not run), their costs and their trial runs'
     environments (none recorded unless given)."""

@@ -3,6 +3,7 @@ averaged over its seeds, long curves thinned, the same bytes at every build; and
 from the network."""
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +65,36 @@ def test_the_menu_switches_between_the_metrics_that_vary(two_datasets):
 def test_a_figure_whose_runs_have_one_step_each_has_no_chart(tmp_path):
     runs = [run(f"r{s}", "adult", "AMF", s, steps([1.0 + s], n=1)) for s in range(3)]
     assert report_curves.figure_charts(write_evidence(tmp_path, runs), "paper", "amf-fig10") == []
+
+
+def test_runs_of_one_step_each_are_drawn_against_the_setting_they_sweep(tmp_path):
+    runs = []
+    for model in ("AMF", "MF"):
+        for trees in (1, 10, 100):
+            for seed in (0, 1):
+                swept = run(f"{model}{trees}{seed}", "adult", model, seed, steps([trees + seed + (model == "MF")], n=1))
+                runs.append(replace(swept, name=f"adult, {model}, n_estimators={trees}, seed={seed}"))
+    (chart,) = report_curves.figure_charts(write_evidence(tmp_path, runs), "paper", "amf-fig10")
+    lines = {trace["name"]: trace for trace in chart.figure["data"]}
+    assert list(lines) == ["AMF", "MF"]
+    assert lines["AMF"]["x"] == [1, 10, 100] and lines["AMF"]["y"] == [1.5, 10.5, 100.5]  # the mean of the seeds
+    assert lines["MF"]["y"] == [2.5, 11.5, 101.5]
+    layout = chart.figure["layout"]
+    assert layout["xaxis"] == {"title": {"text": "n_estimators"}, "type": "log"}
+    assert layout["title"]["text"].endswith("against n_estimators")
+
+
+@pytest.mark.parametrize(
+    ("names", "setting"),
+    [
+        (["adult, AMF, n_estimators=1, seed=0", "adult, AMF, n_estimators=2, seed=0"], "n_estimators"),
+        (["a, MF, lifetime_scale=1.0, test_size=0.1", "a, RF, test_size=0.5", "a, RF, test_size=0.1"], "test_size"),
+        (["adult, AMF, seed=0", "adult, AMF, seed=1"], None),  # the seed is no setting
+        (["a, MF, lifetime_scale=1.0", "a, MF, lifetime_scale=2.0", "a, RF"], None),  # not stated by every run
+    ],
+)
+def test_the_setting_drawn_is_the_one_every_run_states_and_that_varies(names, setting):
+    assert report_curves.varied_setting(pd.Series(names)) == setting
 
 
 def test_a_figure_without_curves_has_no_chart(tmp_path):
