@@ -8,10 +8,10 @@ otherwise) must stay the same float, a speed ratio may move by 20% (timing on a 
 failing), a wall-clock measure (a duration, a time per sample, a peak memory) is never compared, as river's
 estimator-regression CI leaves timings out of what it compares. A change fails the comparison when an exact metric
 moved, a claim's or a figure's verdict changed, or a figure drawn at the base is not drawn at the head (one drawn at
-neither, as a figure whose datasets are downloads this machine lacks, is listed); a trial whose
-hash differs (its configuration changed), a trial or a metric on one side only are listed without failing, and so is
-the verdict of a claim that reads wall-clock time (``timed`` in its claims, such as "MF trains ten times faster than
-ORF") and a figure's verdict that only such claims moved: two runs of the same code may time them differently.
+neither, as a figure whose datasets are downloads this machine lacks, is listed); a trial whose hash differs (its
+configuration changed), a trial or a metric on one side only are listed without failing, and so is the verdict of a
+claim that reads wall-clock time (``timed`` in its claims, such as "MF trains ten times faster than ORF") and a figure's
+verdict that only such claims moved: two runs of the same code may time them differently.
 """
 
 from __future__ import annotations
